@@ -1,0 +1,27 @@
+"""The oracle's output stream for one concrete profile and t0: S2R → R2R → R2S."""
+
+from __future__ import annotations
+
+from oracle import r2s
+from oracle.model import Profile, Report, Stream, WindowSpec
+from oracle.r2r import R2R
+from oracle.secret import simulate
+
+
+def output(stream: Stream, window: WindowSpec, profile: Profile, t0: int, query: R2R) -> list[Report]:
+    """Every report the profile prescribes, in order.
+
+    Istream/Dstream difference each evaluated relation against the previous *evaluated* one (whether
+    or not that one was streamed out); without empty-result notification an empty result is not
+    streamed out.
+    """
+    reports = []
+    previous = None
+    for trig in simulate(stream, window, profile, t0):
+        relation = query.evaluate(trig.content)
+        out = r2s.apply(profile.r2s, relation, previous)
+        previous = relation
+        if len(out) == 0 and not profile.empty:
+            continue
+        reports.append(Report(trig.tau, trig.k, trig.opening, trig.closing, trig.content, out, trig.reason))
+    return reports

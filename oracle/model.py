@@ -1,0 +1,228 @@
+"""The data the oracle reasons about, named after the model (SECRET + CQL).
+
+- a :class:`Stream` is an ordered tuple of :class:`Element` (content, t): an element is one triple or a
+  whole event graph, and an event graph is atomic: it has one timestamp, so no window can split it;
+- a :class:`WindowSpec` is the S2R operator's time-based sliding window (range ω, slide β);
+- a :class:`Profile` is one concrete operational semantics (CSRBench's "system description");
+  a :class:`ProfileSpace` is the set of profiles a case admits (each parameter a tuple of values);
+- a :class:`Report` is one element of the oracle's output stream; an :class:`ObservedReport` is one
+  element of an engine's output stream, with whatever the engine could say about it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Iterable, Iterator, Mapping
+
+from rdflib.term import Node
+
+Triple = tuple[Node, Node, Node]
+
+#: Window boundary conventions: SECRET/CSRBench, YABench's oracle, RSP-QL.
+BOUNDARIES = ("[o,c)", "[o,c]", "(o,c]")
+TICKS = ("tuple-driven", "time-driven", "batch-driven")
+GRANULARITIES = ("element", "timestamp")
+GRAINS = ("single", "multiple")
+R2S_OPERATORS = ("rstream", "istream", "dstream")
+CLOSE_RULES = (">=", ">")
+END_OF_STREAM = ("flush", "drop")
+REPORT_CONDITIONS = ("window-close", "content-change", "non-empty-content")
+
+
+class StreamError(ValueError):
+    """A stream that breaks the model (e.g. timestamps going backwards)."""
+
+
+@dataclass(frozen=True)
+class Element:
+    """One stream element: a triple or an event graph, stamped with application time ``t`` (ms).
+
+    ``batch`` optionally names the input batch the element arrived in (a CSRBench file, a Spark
+    micro-batch); batch-driven ticks use it, and it defaults to the timestamp.
+    ``source`` says where the element was read from, for error messages and provenance.
+    """
+
+    t: int
+    triples: tuple[Triple, ...]
+    batch: Any = None
+    source: str | None = None
+
+    @property
+    def batch_key(self) -> Any:
+        return self.t if self.batch is None else self.batch
+
+
+@dataclass(frozen=True)
+class Stream:
+    """Elements ordered by non-decreasing application time, plus an optional static graph."""
+
+    elements: tuple[Element, ...]
+    static: tuple[Triple, ...] = ()
+
+    def __post_init__(self) -> None:
+        previous = None
+        for index, element in enumerate(self.elements):
+            if not isinstance(element.t, int) or isinstance(element.t, bool):
+                raise StreamError(f"element {index} ({element.source or 'inline'}): timestamp "
+                                  f"{element.t!r} is not an integer number of milliseconds")
+            if previous is not None and element.t < previous:
+                raise StreamError(
+                    f"element {index} ({element.source or 'inline'}): timestamp {element.t} is earlier "
+                    f"than the previous element's {previous}; streams must be in non-decreasing "
+                    "application time — sort the input or fix its timestamps")
+            previous = element.t
+
+    @property
+    def times(self) -> list[int]:
+        return [e.t for e in self.elements]
+
+    def __len__(self) -> int:
+        return len(self.elements)
+
+
+@dataclass(frozen=True)
+class WindowSpec:
+    """A time-based sliding window: instances [t0 + kβ, t0 + kβ + ω) for k ≥ 0."""
+
+    range: int
+    slide: int
+
+    def __post_init__(self) -> None:
+        if self.range <= 0 or self.slide <= 0:
+            raise ValueError(f"window range and slide must be positive, got {self.range}/{self.slide}")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One concrete operational semantics; every item is a declared, named parameter.
+
+    ``t0`` is an integer (ms) or ``"any"``; with ``"any"`` the oracle tries every t0 in
+    ``t0_range`` (inclusive, ms; default: from the first element's time to that plus the window range,
+    CSRBench's range at millisecond resolution).
+    ``report`` is a conjunction of conditions from :data:`REPORT_CONDITIONS`; ``periodic`` (ms) adds
+    SECRET's periodic condition.
+    """
+
+    t0: int | str = "any"
+    t0_range: tuple[int, int] | None = None
+    report: frozenset[str] = frozenset({"window-close"})
+    periodic: int | None = None
+    tick: str = "tuple-driven"
+    granularity: str = "timestamp"
+    grain: str = "multiple"
+    r2s: str = "rstream"
+    empty: bool = True
+    boundary: str = "[o,c)"
+    close: str = ">="
+    end_of_stream: str = "drop"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "report", frozenset(self.report))
+        problems = []
+        if not (self.t0 == "any" or (isinstance(self.t0, int) and not isinstance(self.t0, bool))):
+            problems.append(f"t0 must be an integer (ms) or 'any', got {self.t0!r}")
+        if self.t0_range is not None:
+            lo, hi = self.t0_range
+            if lo > hi:
+                problems.append(f"t0_range {self.t0_range} is empty")
+        for name, allowed in (("tick", TICKS), ("granularity", GRANULARITIES), ("grain", GRAINS),
+                              ("r2s", R2S_OPERATORS), ("boundary", BOUNDARIES), ("close", CLOSE_RULES),
+                              ("end_of_stream", END_OF_STREAM)):
+            if getattr(self, name) not in allowed:
+                problems.append(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
+        unknown = self.report - set(REPORT_CONDITIONS)
+        if unknown:
+            problems.append(f"unknown report condition(s) {sorted(unknown)}; use {', '.join(REPORT_CONDITIONS)}"
+                            " and the separate 'periodic' parameter")
+        if not ({"window-close", "content-change"} & self.report) and self.periodic is None:
+            problems.append("the report policy needs a trigger: window-close, content-change or periodic")
+        if self.periodic is not None and self.periodic <= 0:
+            problems.append(f"periodic must be a positive number of ms, got {self.periodic}")
+        if problems:
+            raise ValueError("invalid profile: " + "; ".join(problems))
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready description, stable across runs."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, frozenset):
+                value = sorted(value)
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[f.name] = value
+        return out
+
+    def with_t0(self, t0: int) -> "Profile":
+        return replace(self, t0=t0)
+
+
+@dataclass(frozen=True)
+class ProfileSpace:
+    """The profiles a case admits: each parameter maps to the tuple of values the oracle may try.
+
+    ``ProfileSpace.of(base, tick=("tuple-driven", "time-driven"))`` admits both ticks and fixes the
+    rest to ``base``'s values.  Variants are enumerated in a fixed order, so verdicts are deterministic.
+    """
+
+    choices: tuple[tuple[str, tuple[Any, ...]], ...]
+
+    @classmethod
+    def of(cls, base: Profile | None = None, **vary: Iterable[Any]) -> "ProfileSpace":
+        base = base or Profile()
+        names = [f.name for f in fields(Profile)]
+        unknown = set(vary) - set(names)
+        if unknown:
+            raise ValueError(f"unknown profile parameter(s): {sorted(unknown)}")
+        choices = []
+        for name in names:
+            if name in vary:
+                values = tuple(vary[name])
+                if not values:
+                    raise ValueError(f"profile parameter {name!r} admits no value")
+            else:
+                values = (getattr(base, name),)
+            choices.append((name, values))
+        return cls(tuple(choices))
+
+    def variants(self) -> Iterator[Profile]:
+        names = [name for name, _ in self.choices]
+        for combo in itertools.product(*(values for _, values in self.choices)):
+            yield Profile(**dict(zip(names, combo)))
+
+    def varied(self) -> dict[str, tuple[Any, ...]]:
+        """The parameters that have more than one admissible value."""
+        return {name: values for name, values in self.choices if len(values) > 1}
+
+
+@dataclass(frozen=True)
+class Report:
+    """One report of the oracle's output stream.
+
+    ``k`` is the window instance, ``opening``/``closing`` its borders, ``tau`` the report time
+    (application time of the trigger), ``content`` the half-open range of stream element indexes the
+    window held when it reported, ``solutions`` the bag after R2R and R2S, ``reason`` what triggered it.
+    """
+
+    tau: int
+    k: int
+    opening: int
+    closing: int
+    content: tuple[int, int]
+    solutions: Any
+    reason: str
+
+
+@dataclass(frozen=True)
+class ObservedReport:
+    """One report of an engine's output: solutions plus whatever timing the engine can give.
+
+    ``solutions`` is a list of ``{var: rdflib term}`` mappings (SELECT), of triples (CONSTRUCT), or a
+    bool (ASK).  ``window`` is the (opening, closing) the engine declares, ``tau`` its report time.
+    """
+
+    solutions: Any
+    tau: int | None = None
+    window: tuple[int, int] | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)

@@ -1,0 +1,228 @@
+"""Judging an engine's output: alignment, per-window precision/recall, and the case verdict.
+
+PASS iff some admissible explanation — a profile variant the case allows and a t0 — reproduces every
+report exactly (same bags; same sequence under ORDER BY; no missing or extra report).  Otherwise FAIL,
+with the best explanation (highest mean F1 over windows, first in enumeration order on ties).
+
+Precision and recall are over multisets, E = the engine's bag, O = the oracle's:
+precision = |E ∩ O| / |E|, recall = |E ∩ O| / |O|; an empty E has precision 1, an empty O recall 1
+(so both empty give 1 and 1); a report with no counterpart is MISSING (recall 0) or EXTRA
+(precision 0), and counts with F1 = 0.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from rdflib import Literal
+
+from oracle import t0 as t0mod
+from oracle.expected import output
+from oracle.model import ObservedReport, Profile, ProfileSpace, Report, Stream, WindowSpec
+from oracle.r2r import R2R, Solutions
+
+ALIGNMENTS = ("window", "time", "order")
+MATCH, MISMATCH, MISSING, EXTRA = "MATCH", "MISMATCH", "MISSING", "EXTRA"
+
+
+@dataclass
+class WindowResult:
+    """One aligned pair (expected report, engine report); either side may be absent."""
+
+    status: str
+    expected: Report | None
+    actual: ObservedReport | None
+    actual_solutions: Solutions | None
+    precision: float | None
+    recall: float | None
+    missing: list[dict] = field(default_factory=list)   # in the oracle's bag, not in the engine's
+    extra: list[dict] = field(default_factory=list)     # in the engine's bag, not in the oracle's
+    order_ok: bool = True
+    diagnostics: list[str] = field(default_factory=list)
+    gracious: dict | None = None
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision or 0.0, self.recall or 0.0
+        return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+    @property
+    def expected_size(self) -> int | None:
+        return None if self.expected is None else len(self.expected.solutions)
+
+    @property
+    def actual_size(self) -> int | None:
+        return None if self.actual_solutions is None else len(self.actual_solutions)
+
+
+@dataclass
+class Explanation:
+    """One admissible explanation (profile variant + t0) and how well it explains the engine output."""
+
+    profile: Profile
+    t0: int
+    t0_class: tuple[int, int]
+    windows: list[WindowResult]
+
+    @property
+    def exact(self) -> bool:
+        return all(w.status == MATCH for w in self.windows)
+
+    @property
+    def mean_f1(self) -> float:
+        return sum(w.f1 for w in self.windows) / len(self.windows) if self.windows else 1.0
+
+    def mean(self, attr: str) -> float:
+        values = [getattr(w, attr) or 0.0 for w in self.windows]
+        return sum(values) / len(values) if values else 1.0
+
+    @property
+    def matched(self) -> int:
+        return sum(w.status == MATCH for w in self.windows)
+
+
+@dataclass
+class CaseVerdict:
+    verdict: str
+    best: Explanation
+    explaining: list[tuple[dict, tuple[int, int]]]
+    candidates: int
+    alignment: str
+
+
+def observed_solutions(report: ObservedReport, form: str) -> Solutions:
+    """An engine report's solutions in the oracle's bag form."""
+    sol = report.solutions
+    if form == "AskQuery":
+        return Solutions.of([{"ask": Literal(bool(sol))}])
+    if form == "ConstructQuery":
+        return Solutions.of([{"s": s, "p": p, "o": o} for s, p, o in sol])
+    return Solutions.of(sol, ordered=True)
+
+
+def compare_bags(expected: Solutions, actual: Solutions) -> WindowResult:
+    e_count, a_count = Counter(expected.keys), Counter(actual.keys)
+    common = sum((e_count & a_count).values())
+    precision = 1.0 if not actual.keys else common / len(actual.keys)
+    recall = 1.0 if not expected.keys else common / len(expected.keys)
+    missing_budget = e_count - a_count
+    extra_budget = a_count - e_count
+    missing = _take(expected, missing_budget)
+    extra = _take(actual, extra_budget)
+    order_ok = True
+    if expected.ordered:
+        order_ok = list(expected.keys) == list(actual.keys)
+    status = MATCH if (not missing and not extra and order_ok) else MISMATCH
+    return WindowResult(status, None, None, actual, precision, recall, missing, extra, order_ok)
+
+
+def _take(sols: Solutions, budget: Counter) -> list[dict]:
+    budget = Counter(budget)
+    out = []
+    for row, key in zip(sols.rows, sols.keys):
+        if budget[key] > 0:
+            budget[key] -= 1
+            out.append(row)
+    return out
+
+
+def align(expected: list[Report], actual: list[ObservedReport], how: str) -> list[tuple[Report | None, ObservedReport | None]]:
+    """Pair oracle and engine reports by declared window, by report time, or by position."""
+    if how == "order":
+        n = max(len(expected), len(actual))
+        return [(expected[i] if i < len(expected) else None, actual[i] if i < len(actual) else None)
+                for i in range(n)]
+    key_e = (lambda r: (r.opening, r.closing)) if how == "window" else (lambda r: r.tau)
+    key_a = (lambda r: tuple(r.window) if r.window is not None else None) if how == "window" else (lambda r: r.tau)
+    pending: dict[Any, list[int]] = defaultdict(list)
+    for j, a in enumerate(actual):
+        pending[key_a(a)].append(j)
+    pairs: list[tuple[Report | None, ObservedReport | None]] = []
+    used = set()
+    for e in expected:
+        queue = pending.get(key_e(e))
+        if queue:
+            j = queue.pop(0)
+            used.add(j)
+            pairs.append((e, actual[j]))
+        else:
+            pairs.append((e, None))
+    for j, a in enumerate(actual):
+        if j not in used:
+            pairs.append((None, a))
+    return pairs
+
+
+def compare(expected: list[Report], actual: list[ObservedReport], how: str, form: str) -> list[WindowResult]:
+    results = []
+    for e, a in align(expected, actual, how):
+        if a is None:
+            results.append(WindowResult(MISSING, e, None, None, None, 0.0, list(e.solutions.rows)))
+            continue
+        a_sol = observed_solutions(a, form)
+        if e is None:
+            results.append(WindowResult(EXTRA, None, a, a_sol, 0.0, None, [], list(a_sol.rows)))
+            continue
+        if form == "SelectQuery" and not e.solutions.ordered:
+            a_sol = Solutions(a_sol.rows, a_sol.keys, False)
+        w = compare_bags(e.solutions, a_sol)
+        w.expected, w.actual = e, a
+        results.append(w)
+    return results
+
+
+def candidate_t0s(stream: Stream, window: WindowSpec, profile: Profile, actual: list[ObservedReport],
+                  how: str) -> list[tuple[int, tuple[int, int]]]:
+    """(t0, its class) for every breakpoint class, plus the t0 values the engine's declarations pin."""
+    lo, hi = t0mod.t0_range(stream, window, profile)
+    starts = t0mod.breakpoints(stream, window, profile)
+    ends = [s - 1 for s in starts[1:]] + [hi]
+    classes = dict(zip(starts, ends))
+    chosen = set(starts)
+    if how == "window":
+        chosen.update(t0mod.hinted(lo, hi, window, [a.window[0] for a in actual if a.window]))
+    elif how == "time" and profile.tick == "time-driven":
+        shift = window.range + (1 if profile.close == ">" else 0)
+        chosen.update(t0mod.hinted(lo, hi, window, [a.tau - shift for a in actual if a.tau is not None]))
+    out = []
+    for t in sorted(chosen):
+        first = t0mod.class_of(t, starts)
+        out.append((t, (first, classes[first])))
+    return out
+
+
+def expected_outputs(stream: Stream, window: WindowSpec, query: R2R, space: ProfileSpace
+                     ) -> Iterable[tuple[Profile, int, tuple[int, int], list[Report]]]:
+    """Every admissible expected output: one per profile variant and t0 class."""
+    for variant in space.variants():
+        for t0, cls in candidate_t0s(stream, window, variant, [], "order"):
+            yield variant, t0, cls, output(stream, window, variant, t0, query)
+
+
+def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSpace,
+          actual: list[ObservedReport], how: str = "order") -> CaseVerdict:
+    """Judge an engine's reports against every admissible explanation."""
+    if how not in ALIGNMENTS:
+        raise ValueError(f"alignment must be one of {ALIGNMENTS}, got {how!r}")
+    if isinstance(query, str):
+        query = R2R(query, stream)
+    best: Explanation | None = None
+    explaining: list[tuple[dict, tuple[int, int]]] = []
+    tried = 0
+    for variant in space.variants():
+        for t0, cls in candidate_t0s(stream, window, variant, actual, how):
+            tried += 1
+            expected = output(stream, window, variant, t0, query)
+            windows = compare(expected, actual, how, query.form)
+            exp = Explanation(variant.with_t0(t0), t0, cls, windows)
+            if exp.exact:
+                entry = (variant.describe(), cls)
+                if entry not in explaining:
+                    explaining.append(entry)
+            if best is None or (exp.exact and not best.exact) or (
+                    exp.exact == best.exact and exp.mean_f1 > best.mean_f1 + 1e-12):
+                best = exp
+    assert best is not None
+    return CaseVerdict("PASS" if best.exact else "FAIL", best, explaining, tried, how)
