@@ -29,9 +29,16 @@ from oracle.model import Profile, Stream, WindowSpec
 
 
 def default_range(stream: Stream, window: WindowSpec) -> tuple[int, int]:
-    """CSRBench's t0 range — from the first element to one window range later — at 1 ms resolution."""
+    """Every t0 an engine could plausibly have used, at 1 ms resolution.
+
+    CSRBench tried t0 from 0 to the window range in 1 s steps.  We take every millisecond from the
+    earliest start that can matter to one window range after the first element: application time
+    starts at 0, and a first window that ends before the first element only adds empty windows, so
+    the lower end is max(0, t_first − ω + 1) (for streams that start at 0 that is CSRBench's 0).
+    """
     first = stream.elements[0].t if stream.elements else 0
-    return (first, first + window.range)
+    lo = max(min(0, first), first - window.range + 1)
+    return (lo, first + window.range)
 
 
 def t0_range(stream: Stream, window: WindowSpec, profile: Profile) -> tuple[int, int]:

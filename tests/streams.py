@@ -19,7 +19,7 @@ def num(value) -> Literal:
 def triple_stream(*items, static=()) -> Stream:
     """items: (t, s, p, o) with s/p/o local names (str) or rdflib terms; one triple per element."""
     def term(x):
-        return iri(x) if isinstance(x, str) else x
+        return iri(x) if type(x) is str else x
     return Stream(tuple(Element(t, ((term(s), term(p), term(o)),)) for t, s, p, o in items),
                   tuple((term(s), term(p), term(o)) for s, p, o in static))
 

@@ -1,0 +1,97 @@
+"""Explanations a person can act on: per-window diagnostics, a readable bag diff, a one-line reason.
+
+For every window of the best explanation that is not an exact match, :func:`diagnose` adds
+- the missing and extra solutions, each with its provenance (the stream elements that derive it and
+  whether they lie inside the expected window), and
+- the gracious-mode reconstruction of the window the engine seems to have used.
+"""
+
+from __future__ import annotations
+
+from oracle.gracious import reconstruct
+from oracle.provenance import Provenance
+from oracle.r2r import R2R
+from oracle.terms import show_solution
+from oracle.verdict import EXTRA, MATCH, MISMATCH, MISSING, CaseVerdict, WindowResult
+
+SHOWN = 5
+
+
+def _span(report) -> str:
+    return f"[{report.opening}, {report.closing})"
+
+
+def _times(derivations) -> str:
+    ts = sorted({t for d in derivations for t in d.times})
+    return ", ".join(str(t) for t in ts) if ts else "no element"
+
+
+def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance: bool = True) -> None:
+    """Fill in ``diagnostics`` and ``gracious`` of the best explanation's windows (in place)."""
+    best = verdict.best
+    prov = Provenance(query) if provenance else None
+    whole = (0, len(query.stream)) if len(query.stream) else (0, 0)
+    previous = None
+    for w in best.windows:
+        if w.status == MATCH:
+            previous = w.expected
+            continue
+        e = w.expected
+        if w.status == MISSING:
+            w.diagnostics.append(f"MISSING: the oracle reports window {_span(e)} at t={e.tau} "
+                                 f"({len(e.solutions)} solutions) and the engine has no report for it")
+        elif w.status == EXTRA:
+            w.diagnostics.append(f"EXTRA: the engine reported {w.actual_size} solutions"
+                                 f"{' at t=' + str(w.actual.tau) if w.actual.tau is not None else ''}"
+                                 " where the oracle has no report")
+        elif w.status == MISMATCH and not w.order_ok and not w.missing and not w.extra:
+            w.diagnostics.append("same solutions in a different order, but the query has ORDER BY")
+        if prov is not None:
+            for row in w.missing[:SHOWN]:
+                ders = prov.derivations(row, e.content) if e is not None else []
+                w.diagnostics.append(f"missing {show_solution(row)}, derived from the triples at t={_times(ders)}"
+                                     f", inside expected window {_span(e)}")
+            for row in w.extra[:SHOWN]:
+                ders = prov.derivations(row, whole)
+                where = ""
+                if e is not None and ders:
+                    inside = all(e.opening <= t < e.closing for d in ders for t in d.times)
+                    where = ", inside" if inside else ", outside"
+                    where += f" expected window {_span(e)}"
+                w.diagnostics.append(f"extra {show_solution(row)}, derived from the triples at t={_times(ders)}{where}"
+                                     if ders else f"extra {show_solution(row)}, derivable from no stream element")
+            for label, rows in (("missing", w.missing), ("extra", w.extra)):
+                if len(rows) > SHOWN:
+                    w.diagnostics.append(f"… and {len(rows) - SHOWN} more {label} solutions")
+        if gracious and w.status == MISMATCH and e is not None:
+            prev_sol = query.evaluate(previous.content) if previous is not None else None
+            g = reconstruct(query, best.profile.r2s, e.content, e.opening, e.closing, w.actual_solutions,
+                            prev_sol, reach=2 * (e.closing - e.opening))
+            w.gracious = g.describe()
+            if (g.opening, g.closing) != (e.opening, e.closing) and g.f1 > w.f1:
+                w.diagnostics.append(
+                    f"the engine's window looks like [{g.opening}, {g.closing}) "
+                    f"(gracious mode: precision {g.precision:.2f}, recall {g.recall:.2f}) instead of {_span(e)}")
+        previous = e if e is not None else previous
+
+
+def diff(w: WindowResult) -> str:
+    """A readable diff of the expected and actual bags of one window ('-' missing, '+' extra)."""
+    lines = [f"- {show_solution(r)}" for r in w.missing] + [f"+ {show_solution(r)}" for r in w.extra]
+    return "\n".join(lines) if lines else "(bags equal)"
+
+
+def reason(verdict: CaseVerdict) -> str:
+    """One line saying why a case passed or failed."""
+    best = verdict.best
+    if verdict.verdict == "PASS":
+        lo, hi = best.t0_class
+        span = f"t0={lo}" if lo == hi else f"t0 in [{lo}, {hi}]"
+        return f"explained by {span}; {len(best.windows)} reports match"
+    bad = [w for w in best.windows if w.status != MATCH]
+    first = bad[0]
+    counts = {s: sum(w.status == s for w in bad) for s in (MISMATCH, MISSING, EXTRA)}
+    summary = ", ".join(f"{n} {s.lower()}" for s, n in counts.items() if n)
+    detail = first.diagnostics[0] if first.diagnostics else first.status
+    where = f"window {_span(first.expected)}: " if first.expected is not None else ""
+    return f"best t0={best.t0}: {summary} of {len(best.windows)} reports; {where}{detail}"

@@ -1,0 +1,78 @@
+"""YABench's gracious mode: shift a window's borders to find the window the engine really used.
+
+For one engine report, try window contents whose borders lie on element timestamps near the expected
+window, and keep the one whose result best matches the engine's (highest F1, then fewest shifted
+elements).  The search is coordinate ascent — best opening for the current closing, then best closing
+for that opening, until nothing improves — because trying every pair costs a query per pair.
+The reconstructed borders reveal a late purge (opening moved left) or a shifted window.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from oracle import r2s
+from oracle.r2r import R2R, Solutions
+from oracle.verdict import compare_bags
+
+
+@dataclass(frozen=True)
+class GraciousWindow:
+    opening: int
+    closing: int
+    content: tuple[int, int]
+    precision: float
+    recall: float
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+    def describe(self) -> dict:
+        return {"opening": self.opening, "closing": self.closing, "precision": self.precision,
+                "recall": self.recall}
+
+
+def _group_starts(times: list[int]) -> list[int]:
+    return [i for i in range(len(times)) if i == 0 or times[i] != times[i - 1]] + [len(times)]
+
+
+def reconstruct(query: R2R, operator: str, expected_content: tuple[int, int], opening: int, closing: int,
+                actual: Solutions, previous: Solutions | None, reach: int) -> GraciousWindow:
+    """The borders (on element timestamps within ``reach`` ms of the expected ones) that best explain
+    ``actual``; ties keep the borders closest to the expected ones."""
+    times = query.stream.times
+    n = len(times)
+    cuts = _group_starts(times)
+    lo_cands = [i for i in cuts if i < n and opening - reach <= times[i] <= closing + reach]
+    hi_cands = [i for i in cuts if i > 0 and opening - reach <= times[i - 1] <= closing + reach]
+    if expected_content != (0, 0):
+        lo0, hi0 = expected_content
+    else:
+        lo0, hi0 = bisect_left(times, opening), bisect_left(times, closing)
+
+    def score(lo: int, hi: int):
+        content = (lo, hi) if lo < hi else (0, 0)
+        out = r2s.apply(operator, query.evaluate(content), previous)
+        w = compare_bags(out, actual)
+        return (w.f1, -abs(lo - lo0) - abs(hi - hi0)), w
+
+    lo, hi = lo0, hi0
+    best, best_w = score(lo, hi)
+    for _ in range(4):
+        improved = False
+        for cand in lo_cands:
+            s, w = score(cand, hi)
+            if s > best:
+                best, best_w, lo, improved = s, w, cand, True
+        for cand in hi_cands:
+            s, w = score(lo, cand)
+            if s > best:
+                best, best_w, hi, improved = s, w, cand, True
+        if not improved:
+            break
+    new_open = opening if lo == lo0 else (times[lo] if lo < n else closing)
+    new_close = closing if hi == hi0 else (times[hi] if hi < n else (times[-1] + 1 if n else closing))
+    return GraciousWindow(new_open, new_close, (lo, hi), best_w.precision, best_w.recall)

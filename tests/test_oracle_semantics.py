@@ -1,0 +1,173 @@
+"""The oracle against values worked out by hand (seed 002 Figures 1–2, YABench Fig. 5, edge cases)."""
+
+import pytest
+from rdflib import BNode, Literal, URIRef
+from rdflib.namespace import XSD
+
+from oracle.expected import output
+from oracle.model import ObservedReport, Profile, ProfileSpace, WindowSpec
+from oracle.r2r import R2R
+from oracle.terms import bag, term_key
+from oracle.verdict import check
+from tests.streams import detected, iri, num, triple_stream
+
+ROOMS = ("SELECT ?room WHERE { <http://ex.org/m1> <http://ex.org/detectedAt> ?room . "
+         "<http://ex.org/m2> <http://ex.org/detectedAt> ?room }")
+ALL = "SELECT ?s ?o WHERE { ?s <http://ex.org/p> ?o }"
+TEN = WindowSpec(10, 10)
+
+CSPARQL = Profile(report={"window-close", "non-empty-content"}, empty=True, r2s="rstream")
+SPARQLSTREAM = Profile(report={"window-close", "non-empty-content"}, empty=False, r2s="rstream")
+CQELS = Profile(report={"content-change"}, granularity="element", empty=False, r2s="istream")
+
+
+def run(stream, query, profile, t0, window=TEN):
+    """(report time, window opening, sorted values of each solution) for one profile and t0."""
+    return [(r.tau, r.opening, sorted(tuple(str(v).rsplit("/", 1)[-1] for v in row.values())
+                                      for row in r.solutions.rows))
+            for r in output(stream, window, profile, t0, R2R(query, stream))]
+
+
+# Figure 1: m1 and m2 in r1 early, in r2 later.
+FIG1 = detected((1, "m1", "r1"), (3, "m2", "r1"), (11, "m1", "r2"), (13, "m2", "r2"), (45, "m3", "r3"))
+
+
+def test_figure1_t0_0_gives_r1_then_r2():
+    out = run(FIG1, ROOMS, SPARQLSTREAM, 0)
+    assert out == [(11, 0, [("r1",)]), (45, 10, [("r2",)])]
+
+
+def test_figure1_t0_2_gives_nothing():
+    # [2,12) holds m2@r1 and m1@r2, [12,22) only m2@r2: the two persons never meet in one window
+    assert run(FIG1, ROOMS, SPARQLSTREAM, 2) == []
+    assert [sols for _, _, sols in run(FIG1, ROOMS, CSPARQL, 2)] == [[], []]
+
+
+def test_figure2_three_profiles_three_output_streams():
+    stream = detected((1, "m1", "r1"), (3, "m2", "r1"), (11, "m1", "r2"), (13, "m2", "r2"),
+                      (22, "m1", "r1"), (45, "m3", "r3"))
+    # C-SPARQL: at each window close, empty results too, but not for a window with no content
+    # ([30,40) is empty and closes together with [20,30) when t=45 arrives).
+    assert run(stream, ROOMS, CSPARQL, 0) == [(11, 0, [("r1",)]), (22, 10, [("r2",)]), (45, 20, [])]
+    # CQELS: as soon as the content changes (m2 arrives), Istream, nothing when empty
+    assert run(stream, ROOMS, CQELS, 0) == [(3, 0, [("r1",)]), (13, 10, [("r2",)])]
+    # SPARQLstream: at window close, nothing when empty
+    assert run(stream, ROOMS, SPARQLSTREAM, 0) == [(11, 0, [("r1",)]), (22, 10, [("r2",)])]
+
+
+def test_yabench_fig5_shifted_window_precision_half_recall_third():
+    # expected window [2,5) holds s2, s3, s4; the engine's shifted window held s1, s2
+    stream = triple_stream(*((i, f"s{i}", "p", "o") for i in range(1, 5)), (9, "x", "q", "o"))
+    profile = Profile(t0=2, report={"window-close"}, end_of_stream="flush")
+    engine = [ObservedReport([{"s": iri("s1"), "o": iri("o")}, {"s": iri("s2"), "o": iri("o")}])]
+    verdict = check(stream, WindowSpec(3, 3), ALL, ProfileSpace.of(profile), engine)
+    first = verdict.best.windows[0]
+    assert verdict.verdict == "FAIL"
+    assert (first.precision, first.recall) == (0.5, pytest.approx(1 / 3))
+
+
+def test_aggregates_over_an_empty_window_are_zero():
+    # SPARQL 1.1 §18.5.1: Count({}) = 0, Sum({}) = 0, Avg({}) = 0
+    stream = triple_stream((1, "a", "v", num(90)), (25, "b", "v", num(70)))
+    query = ("SELECT (AVG(?x) AS ?avg) (SUM(?x) AS ?sum) (COUNT(?x) AS ?n) "
+             "WHERE { ?s <http://ex.org/v> ?x }")
+    reports = output(stream, TEN, Profile(report={"window-close"}), 0, R2R(query, stream))
+    assert [(r.opening, r.content) for r in reports] == [(0, (0, 1)), (10, (0, 0))]
+    empty = reports[1].solutions.rows[0]
+    assert {k: float(v) for k, v in empty.items()} == {"avg": 0.0, "sum": 0.0, "n": 0.0}
+    assert float(reports[0].solutions.rows[0]["avg"]) == 90.0
+
+
+def test_istream_and_dstream_on_consecutive_windows():
+    stream = triple_stream((1, "a", "p", "o"), (2, "b", "p", "o"), (11, "b", "p", "o"), (12, "c", "p", "o"),
+                           (30, "z", "q", "o"))
+    names = lambda out: [[s for s, _ in sols] for _, _, sols in out]  # noqa: E731
+    assert names(run(stream, ALL, Profile(r2s="istream"), 0)) == [["a", "b"], ["c"], []]
+    assert names(run(stream, ALL, Profile(r2s="dstream"), 0)) == [[], ["a"], ["b", "c"]]
+    assert names(run(stream, ALL, Profile(r2s="dstream", empty=False), 0)) == [["a"], ["b", "c"]]
+
+
+@pytest.mark.parametrize("boundary, close, expected", [
+    ("[o,c)", ">=", [["e0"], ["e10", "e15"]]),
+    ("[o,c]", ">", [["e0", "e10"], ["e10", "e15"]]),
+    # [o,c] closed by an element with t ≥ c: the element at 10 closes [0,10] before it is added
+    ("[o,c]", ">=", [["e0"], ["e10", "e15"]]),
+    ("(o,c]", ">", [["e10"], ["e15"]]),
+])
+def test_element_exactly_on_a_border(boundary, close, expected):
+    stream = triple_stream((0, "e0", "p", "o"), (10, "e10", "p", "o"), (15, "e15", "p", "o"))
+    profile = Profile(boundary=boundary, close=close, end_of_stream="flush")
+    got = [[s for s, _ in sols] for _, _, sols in run(stream, ALL, profile, 0)]
+    assert got == expected
+
+
+def test_overlapping_sliding_windows_share_elements():
+    stream = triple_stream((2, "a", "p", "o"), (7, "b", "p", "o"), (12, "c", "p", "o"))
+    out = run(stream, ALL, Profile(end_of_stream="flush"), 0, WindowSpec(10, 5))
+    assert [(tau, o, [s for s, _ in sols]) for tau, o, sols in out] == [
+        (12, 0, ["a", "b"]), (15, 5, ["b", "c"]), (20, 10, ["c"])]
+
+
+def test_report_grain_single_vs_multiple_when_two_windows_close_at_once():
+    stream = triple_stream((1, "a", "p", "o"), (25, "b", "p", "o"))
+    multiple = run(stream, ALL, Profile(grain="multiple"), 0)
+    single = run(stream, ALL, Profile(grain="single"), 0)
+    assert [(tau, o) for tau, o, _ in multiple] == [(25, 0), (25, 10)]
+    assert [(tau, o) for tau, o, _ in single] == [(25, 10)]
+
+
+def test_time_driven_tick_reports_at_the_close_time_without_waiting_for_data():
+    stream = triple_stream((1, "a", "p", "o"), (25, "b", "p", "o"))
+    out = run(stream, ALL, Profile(tick="time-driven"), 0)
+    assert [(tau, o) for tau, o, _ in out] == [(10, 0), (20, 10)]
+
+
+def test_event_graph_stays_atomic_under_per_element_ticks():
+    from oracle.model import Element, Stream
+    g = tuple((iri(f"s{i}"), iri("p"), iri("o")) for i in range(3))
+    stream = Stream((Element(4, g), Element(30, ((iri("z"), iri("q"), iri("o")),))))
+    out = run(stream, ALL, Profile(report={"content-change"}, granularity="element", empty=False), 0)
+    # one report with the whole graph, never a partial one
+    assert [[s for s, _ in sols] for _, _, sols in out] == [["s0", "s1", "s2"]]
+
+
+def test_literals_compare_by_value_and_blank_nodes_up_to_isomorphism():
+    assert term_key(Literal("92", datatype=XSD.integer)) == term_key(Literal("92.0", datatype=XSD.double))
+    assert term_key(Literal("x")) == term_key(Literal("x", datatype=XSD.string))
+    assert term_key(Literal("92")) != term_key(Literal("92", datatype=XSD.integer))
+    a, b, z = BNode("a"), BNode("b"), BNode("z")
+    one = Literal(1)
+    assert bag([{"x": a, "y": one}, {"x": a, "y": Literal(2)}]) == bag([{"x": z, "y": one}, {"x": z, "y": Literal(2)}])
+    assert bag([{"x": a, "y": one}, {"x": a, "y": Literal(2)}]) != bag([{"x": a, "y": one}, {"x": b, "y": Literal(2)}])
+
+
+def test_order_matters_only_under_order_by():
+    stream = triple_stream((1, "a", "p", num(2)), (2, "b", "p", num(1)), (15, "z", "q", "o"))
+    rows = [{"s": iri("a"), "o": num(2)}, {"s": iri("b"), "o": num(1)}]
+    space = ProfileSpace.of(Profile(t0=0, grain="single"))
+    assert check(stream, TEN, ALL, space, [ObservedReport(rows[::-1])]).verdict == "PASS"
+    ordered = ALL + " ORDER BY ?o"
+    assert check(stream, TEN, ordered, space, [ObservedReport(rows)]).verdict == "FAIL"
+    assert check(stream, TEN, ordered, space, [ObservedReport(rows[::-1])]).verdict == "PASS"
+
+
+def test_verdict_finds_the_t0_class_that_explains_an_output():
+    engine = [ObservedReport([]), ObservedReport([])]  # what an engine with t0 = 2 says (C-SPARQL profile)
+    verdict = check(FIG1, TEN, ROOMS, ProfileSpace.of(CSPARQL), engine)
+    assert verdict.verdict == "PASS"
+    lo, hi = verdict.best.t0_class
+    assert lo <= 2 <= hi and verdict.best.t0 not in (0, 1)
+    # aligned by declared window borders, only t0 = 2 itself explains windows [2,12) and [12,22)
+    declared = [ObservedReport([], window=(2, 12)), ObservedReport([], window=(12, 22))]
+    v2 = check(FIG1, TEN, ROOMS, ProfileSpace.of(CSPARQL), declared, how="window")
+    assert v2.verdict == "PASS" and v2.best.t0 == 2
+
+
+def test_admissible_profile_variants_are_searched():
+    stream = detected((1, "m1", "r1"), (3, "m2", "r1"), (11, "m1", "r2"), (13, "m2", "r2"), (22, "m1", "r1"),
+                      (45, "m3", "r3"))
+    cqels_output = [ObservedReport([{"room": iri("r1")}]), ObservedReport([{"room": iri("r2")}])]
+    fixed = ProfileSpace.of(CSPARQL)
+    either = ProfileSpace.of(CSPARQL, empty=(True, False))
+    assert check(stream, TEN, ROOMS, fixed, cqels_output).verdict == "FAIL"
+    assert check(stream, TEN, ROOMS, either, cqels_output).verdict == "PASS"
