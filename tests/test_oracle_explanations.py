@@ -52,4 +52,4 @@ def test_shifted_engine_window_is_explained_by_provenance_and_gracious_mode():
     assert any(d.startswith("missing {?sensor=C12, ?value=83}, derived from the triples at t=12, inside expected window [10, 20)")
                for d in second.diagnostics), second.diagnostics
     assert diff(second).splitlines() == ["- {?sensor=C12, ?value=83}", "+ {?sensor=C21, ?value=85}"]
-    assert reason(verdict).startswith("best t0=0: 2 mismatch of 2 reports; window [0, 10): extra {?sensor=C12")
+    assert reason(verdict).startswith("best t0=0: 2 mismatch, 1 missing of 3 reports; window [0, 10): extra {?sensor=C12")
