@@ -1,0 +1,81 @@
+"""Finding and building an engine adapter from ``--engine`` and ``--engine-option``.
+
+``--engine NAME`` looks NAME up in the ``rspconf.engines`` entry-point group (and, when the kit runs
+from a source checkout that is not installed, in the built-in table below); ``--engine
+path/to/file.py:Class`` loads a class from a file.  Options ``key=value`` become keyword arguments.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from importlib.metadata import entry_points
+from pathlib import Path
+
+BUILTIN = {
+    "reference": "engines.reference:ReferenceEngine",
+    "testing-null": "engines.testing:NullEngine",
+    "testing-shifted": "engines.testing:ShiftedEngine",
+    "testing-late-purge": "engines.testing:LatePurgeEngine",
+    "testing-wrong-r2s": "engines.testing:WrongR2SEngine",
+}
+
+
+class EngineUnavailable(LookupError):
+    """The engine cannot be found or built; the message says what to do."""
+
+
+def parse_options(pairs: list[str]) -> dict[str, str]:
+    options = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            raise EngineUnavailable(f"--engine-option {pair!r}: write key=value")
+        key, value = pair.split("=", 1)
+        options[key.strip().replace("-", "_")] = value.strip()
+    return options
+
+
+def _from_target(target: str):
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _from_file(spec: str):
+    path, _, attr = spec.rpartition(":")
+    file = Path(path)
+    if not file.exists():
+        raise EngineUnavailable(f"--engine {spec}: file {file} does not exist")
+    mod_spec = importlib.util.spec_from_file_location(f"rspconf_adapter_{file.stem}", file)
+    module = importlib.util.module_from_spec(mod_spec)
+    mod_spec.loader.exec_module(module)
+    if not hasattr(module, attr):
+        raise EngineUnavailable(f"--engine {spec}: {file} has no {attr}")
+    return getattr(module, attr)
+
+
+def available() -> dict[str, str]:
+    names = dict(BUILTIN)
+    for ep in entry_points(group="rspconf.engines"):
+        names[ep.name] = ep.value
+    return names
+
+
+def load(spec: str, options: dict[str, str] | None = None):
+    """Build the adapter named by ``spec`` with ``options``."""
+    options = options or {}
+    if ".py:" in spec:
+        cls = _from_file(spec)
+    else:
+        names = available()
+        if spec not in names:
+            raise EngineUnavailable(f"--engine {spec}: unknown engine; known: {', '.join(sorted(names))}, "
+                                    "or path/to/file.py:Class")
+        try:
+            cls = _from_target(names[spec])
+        except ImportError as exc:
+            raise EngineUnavailable(f"--engine {spec}: cannot import {names[spec]} ({exc}); "
+                                    "is its extra installed? (see README)") from exc
+    try:
+        return cls(**options)
+    except (TypeError, ValueError) as exc:
+        raise EngineUnavailable(f"--engine {spec}: cannot start it with options {options}: {exc}") from exc

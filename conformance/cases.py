@@ -1,0 +1,239 @@
+"""The corpus: YAML case families, validated against ``schema/case.schema.json``, expanded into cases.
+
+Usable without pytest: ``load_corpus(Path("cases"))`` gives every :class:`Case` with its stable id.
+A case family that breaks the schema raises :class:`CaseFileError` naming the file, the line, the YAML
+path of the bad field and what was expected.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from conformance import datapaths, streams
+from conformance.durations import parse_duration
+from oracle.model import Stream, WindowSpec
+
+SCHEMA_PATH = Path(__file__).parent / "schema" / "case.schema.json"
+TEMPLATE = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
+
+
+class CaseFileError(ValueError):
+    """A case file that cannot be used; the message says where and what to do."""
+
+
+class DataMissing(LookupError):
+    """Third-party data a case needs is not under the data root; the message says how to get it."""
+
+
+@functools.lru_cache(maxsize=1)
+def schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Case:
+    """One concrete case (one combination of the family's parameter grid)."""
+
+    id: str
+    base_id: str
+    family: str
+    title: str
+    spec: tuple[str, ...]
+    level: str
+    capabilities: tuple[str, ...]
+    smoke: bool
+    params: tuple[tuple[str, Any], ...]
+    stream_spec: dict
+    query: dict  # {"r2r": str (params substituted), "stream_iri": str, "prefixes": {...}}
+    window: WindowSpec
+    r2s: str
+    fixed: dict
+    vary: dict
+    expected: tuple[dict, ...]
+    source: str
+    prefixes: dict = field(default_factory=dict)
+
+    @property
+    def r2r(self) -> str:
+        return self.query["r2r"]
+
+    def load_stream(self, data_root: Path | None = None) -> Stream:
+        return load_stream(self.stream_spec, Path(self.source).parent, data_root, self.id)
+
+
+def _line_of(node, path) -> int | None:
+    """Line (1-based) of the YAML node at a JSON path, as far as the path resolves."""
+    line = node.start_mark.line + 1 if node is not None else None
+    for part in path:
+        if isinstance(node, yaml.MappingNode):
+            nxt = next((v for k, v in node.value if k.value == part), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            nxt = node.value[part]
+        else:
+            nxt = None
+        if nxt is None:
+            break
+        node = nxt
+        line = node.start_mark.line + 1
+    return line
+
+
+def _yaml_path(path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def read_family(path: Path) -> dict:
+    """Parse and validate one case family file."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise CaseFileError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    if errors:
+        err = min(errors, key=lambda e: -len(e.absolute_path))
+        line = _line_of(node, list(err.absolute_path))
+        expected = err.message
+        if err.validator == "additionalProperties":
+            expected += " — remove it or check its spelling against conformance/schema/case.schema.json"
+        raise CaseFileError(f"{path}:{line}: field {_yaml_path(err.absolute_path)}: {expected}")
+    return data
+
+
+def _substitute(value: Any, params: dict[str, Any], where: str) -> Any:
+    if isinstance(value, str):
+        def repl(m):
+            if m.group(1) not in params:
+                raise CaseFileError(f"{where}: template {{{{{m.group(1)}}}}} names no parameter of the case")
+            return str(params[m.group(1)])
+        whole = TEMPLATE.fullmatch(value)
+        if whole and whole.group(1) in params:
+            return params[whole.group(1)]
+        return TEMPLATE.sub(repl, value)
+    if isinstance(value, dict):
+        return {k: _substitute(v, params, where) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_substitute(v, params, where) for v in value]
+    return value
+
+
+def _prefix_block(prefixes: dict[str, str]) -> str:
+    return "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in sorted(prefixes.items()))
+
+
+def expand(data: dict, path: Path) -> list[Case]:
+    """All concrete cases of a validated family, in file order then grid order."""
+    family = data["family"]
+    prefixes = data.get("prefixes", {})
+    out = []
+    for index, raw in enumerate(data["cases"]):
+        base_id = f"{family}.{raw['id']}"
+        grid = raw.get("params", {})
+        names = list(grid)
+        for combo in itertools.product(*(grid[n] for n in names)) if names else [()]:
+            params = dict(zip(names, combo))
+            where = f"{path}: cases[{index}] ({base_id})"
+            query = _substitute(raw["query"], params, where)
+            try:
+                window = WindowSpec(parse_duration(query["window"]["range"]), parse_duration(query["window"]["slide"]))
+            except ValueError as exc:
+                raise CaseFileError(f"{where}: query.window: {exc}") from exc
+            suffix = "[" + ",".join(f"{n}={params[n]}" for n in names) + "]" if names else ""
+            r2r = _prefix_block(prefixes) + query["r2r"]
+            out.append(Case(
+                id=base_id + suffix, base_id=base_id, family=family, title=raw["title"],
+                spec=tuple(raw["spec"]), level=raw["level"], capabilities=tuple(raw["capabilities"]),
+                smoke=bool(raw.get("smoke", False)), params=tuple(params.items()),
+                stream_spec=_with_prefixes(_substitute(raw["stream"], params, where), prefixes),
+                query={"r2r": r2r, "stream_iri": query.get("stream_iri", "http://example.org/stream"),
+                       "prefixes": prefixes},
+                window=window, r2s=query.get("r2s", "rstream"),
+                fixed=_substitute(raw.get("semantics", {}).get("fixed", {}), params, where),
+                vary=_substitute(raw.get("semantics", {}).get("vary", {}), params, where),
+                expected=tuple(e for e in raw.get("expected", []) if _params_match(e, params)),
+                source=str(path), prefixes=prefixes))
+    return out
+
+
+def _with_prefixes(stream: dict, prefixes: dict) -> dict:
+    if "elements" in stream or "static" in stream:
+        return dict(stream, prefixes={**prefixes, **stream.get("prefixes", {})})
+    return stream
+
+
+def _params_match(expectation: dict, params: dict) -> bool:
+    return all(str(params.get(k)) == str(v) for k, v in expectation.get("params", {}).items())
+
+
+def load_corpus(root: Path) -> list[Case]:
+    """Every case under ``root`` (``*.yaml``, sorted by path); ids must be unique."""
+    cases: list[Case] = []
+    seen: dict[str, str] = {}
+    for path in sorted(Path(root).rglob("*.yaml")):
+        for case in expand(read_family(path), path):
+            if case.id in seen:
+                raise CaseFileError(f"{path}: case id {case.id!r} is already used in {seen[case.id]}; ids are unique "
+                                    "and never reused")
+            seen[case.id] = str(path)
+            cases.append(case)
+    return cases
+
+
+@functools.lru_cache(maxsize=32)
+def _generated(model: str, items: tuple) -> Stream:
+    from conformance.generate import stream as generate_stream
+
+    return generate_stream(model, **dict(items))
+
+
+def load_stream(spec: dict, base: Path, data_root: Path | None, case_id: str = "") -> Stream:
+    """Resolve a case's stream spec to a Stream (generated streams are cached by their parameters)."""
+    if "elements" in spec:
+        return streams.inline(spec, f"{case_id} (inline stream)")
+    static = None
+    if spec.get("static_file"):
+        static = base / spec["static_file"]
+    if "generator" in spec:
+        g = dict(spec["generator"])
+        model = g.pop("model")
+        params = {k: (parse_duration(v) if k in ("interval", "duration") else int(v)) for k, v in g.items()}
+        stream = _generated(model, tuple(sorted(params.items())))
+        if spec.get("static"):
+            extra = streams.inline({"static": spec["static"], "prefixes": spec.get("prefixes", {})}, case_id).static
+            stream = Stream(stream.elements, extra)
+        return stream
+    if "data" in spec:
+        root = data_root or datapaths.data_root()
+        if root is None:
+            raise DataMissing(f"{case_id}: needs third-party data '{spec['data']}' but no data root is set; "
+                              f"set {datapaths.ENV} or --data-root to the folder holding it (see README, 'Data')")
+        path = root / spec["data"]
+        if not path.exists():
+            raise DataMissing(f"{case_id}: needs '{spec['data']}' under the data root {root}, which does not have it; "
+                              f"point {datapaths.ENV} or --data-root at a copy of that data (see README, 'Data')")
+    elif "file" in spec:
+        path = base / spec["file"]
+        if not path.exists():
+            raise CaseFileError(f"{case_id}: stream file {path} does not exist")
+    else:
+        raise CaseFileError(f"{case_id}: the stream names no source (elements, file, data or generator)")
+    fmt = spec.get("format") or ("csrbench" if path.is_dir() else {".nq": "nquads", ".trig": "trig"}.get(path.suffix, "yabench"))
+    if fmt == "csrbench":
+        return streams.csrbench(path, parse_duration(spec.get("interval", 1000)), bool(spec.get("event_graphs", False)), static)
+    return streams.READERS[fmt](path, static)

@@ -1,0 +1,37 @@
+"""Per-engine expectations (web-platform-tests style): known deviations live beside the adapter.
+
+An expectations file maps case ids to the verdict the engine is known to get, with a reason and a
+link to the evidence::
+
+    csrbench.q4:
+      verdict: FAIL
+      reason: reports "null" averages for windows with no match
+      link: docs/csrbench-table2.md#q4
+
+The runner applies each as a strict xfail: a fixed engine shows up as an unexpected pass.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+ALLOWED = {"FAIL", "ERROR", "TIMEOUT"}
+
+
+class ExpectationsError(ValueError):
+    pass
+
+
+def load(path: Path | None) -> dict[str, dict]:
+    if path is None or not Path(path).exists():
+        return {}
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise ExpectationsError(f"{path}: expected a mapping of case id → {{verdict, reason, link}}")
+    for case_id, entry in data.items():
+        if not isinstance(entry, dict) or entry.get("verdict") not in ALLOWED or not entry.get("reason"):
+            raise ExpectationsError(f"{path}: entry {case_id!r} needs 'verdict' (one of {sorted(ALLOWED)}) "
+                                    "and a 'reason'")
+    return data

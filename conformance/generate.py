@@ -1,0 +1,187 @@
+"""Deterministic stream generators: YABench's weather stations and a WAVES-like water network.
+
+``yabench`` reproduces YABench's generator gen(s, i, d, r) exactly, so published YABench figures can
+be compared: its random source is Java's ``java.util.Random`` (re-implemented here from the Java SE
+specification: a 48-bit linear congruential generator).  ``waves`` is a water network in the spirit
+of WAVES (seed 004 §5.1): sensors measuring flow, pressure and chlorine, all sampled on one clock.
+Each observation is one event graph (an atomic stream element).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from rdflib import Literal, URIRef
+from rdflib.namespace import RDF, XSD
+
+from oracle.model import Element, Stream
+
+MASK48 = (1 << 48) - 1
+MULTIPLIER = 0x5DEECE66D
+
+
+class JavaRandom:
+    """``java.util.Random``: same seed, same sequence as the JVM."""
+
+    def __init__(self, seed: int):
+        self.seed = (seed ^ MULTIPLIER) & MASK48
+
+    def next(self, bits: int) -> int:
+        self.seed = (self.seed * MULTIPLIER + 0xB) & MASK48
+        value = self.seed >> (48 - bits)
+        return value - (1 << 32) if value >= (1 << 31) else value  # Java int
+
+    def next_int(self, bound: int | None = None) -> int:
+        if bound is None:
+            return self.next(32)
+        if bound <= 0:
+            raise ValueError("bound must be positive")
+        r = self.next(31)
+        m = bound - 1
+        if bound & m == 0:  # power of two
+            return (bound * r) >> 31
+        u = r
+        r = u % bound
+        while u - r + m >= (1 << 31):  # Java int overflow: u - r + m < 0
+            u = self.next(31)
+            r = u % bound
+        return r
+
+
+SSW = "http://knoesis.wright.edu/ssw/"
+OM = "http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#"
+WEATHER = "http://knoesis.wright.edu/ssw/ont/weather.owl#"
+
+
+@dataclass(frozen=True)
+class YABenchSpec:
+    stations: int
+    interval: int  # ms
+    duration: int  # ms, inclusive
+    seed: int
+    min_value: int = 0
+    max_value: int = 100
+    first_at_zero: bool = True  # YABench 1.1 stamps the very first observation 0
+
+
+def yabench_observations(spec: YABenchSpec) -> Iterator[tuple[int, int, int]]:
+    """(station, timestamp ms, value) in emission order."""
+    rnd = JavaRandom(spec.seed)
+    offsets = [rnd.next_int(spec.interval) for _ in range(spec.stations)]
+    order = sorted(range(spec.stations), key=lambda s: offsets[s])
+    first = True
+    k = 0
+    while True:
+        for station in order:
+            t = offsets[station] + k * spec.interval
+            if t > spec.duration:
+                return
+            value = rnd.next_int(spec.max_value - spec.min_value) + spec.min_value
+            if first and spec.first_at_zero:
+                t = 0
+            first = False
+            yield station, t, value
+        k += 1
+
+
+def yabench_triples(station: int, t: int, value: int) -> tuple:
+    obs = URIRef(f"{SSW}Observation_AirTemperature_A{station}_{t}")
+    data = URIRef(f"{SSW}MeasureData_AirTemperature_A{station}_{t}")
+    return (
+        (obs, RDF.type, URIRef(WEATHER + "TemperatureObservation")),
+        (obs, URIRef(OM + "observedProperty"), URIRef(WEATHER + "_AirTemperature")),
+        (obs, URIRef(OM + "procedure"), URIRef(f"{SSW}System_A{station}")),
+        (obs, URIRef(OM + "result"), data),
+        (data, RDF.type, URIRef(OM + "MeasureData")),
+        (data, URIRef(OM + "floatValue"), Literal(f"{value}.0", datatype=XSD.float)),
+        (data, URIRef(OM + "uom"), URIRef(WEATHER + "fahrenheit")),
+    )
+
+
+SOSA = "http://www.w3.org/ns/sosa/"
+WV = "http://example.org/waves#"
+WAVES_PROPERTIES = ("Flow", "Pressure", "Chlorine")
+
+
+@dataclass(frozen=True)
+class WavesSpec:
+    sensors: int
+    interval: int
+    duration: int
+    seed: int
+
+
+def waves_observations(spec: WavesSpec) -> Iterator[tuple[int, int, str, float]]:
+    """(sensor, timestamp, property, value): every sensor samples at each tick 0, i, 2i, … ≤ d."""
+    rnd = JavaRandom(spec.seed)
+    t = 0
+    while t <= spec.duration:
+        for sensor in range(spec.sensors):
+            prop = WAVES_PROPERTIES[sensor % 3]
+            yield sensor, t, prop, rnd.next_int(200) / 10.0
+        t += spec.interval
+
+
+def waves_triples(sensor: int, t: int, prop: str, value: float) -> tuple:
+    obs = URIRef(f"{WV}obs_{sensor}_{t}")
+    return (
+        (obs, RDF.type, URIRef(SOSA + "Observation")),
+        (obs, URIRef(SOSA + "madeBySensor"), URIRef(f"{WV}sensor{sensor}")),
+        (obs, URIRef(SOSA + "observedProperty"), URIRef(WV + prop)),
+        (obs, URIRef(SOSA + "hasSimpleResult"), Literal(repr(value), datatype=XSD.double)),
+        (obs, URIRef(SOSA + "resultTime"), Literal(str(t), datatype=XSD.long)),
+    )
+
+
+def graph_name(model: str, key: str) -> URIRef:
+    return URIRef(f"urn:rspconf:{model}:{key}")
+
+
+def generate(model: str, **params) -> Iterator[tuple[int, URIRef, tuple]]:
+    """(timestamp, graph name, triples) for each observation of a generator model."""
+    if model == "yabench":
+        spec = YABenchSpec(**params)
+        for station, t, value in yabench_observations(spec):
+            yield t, graph_name("yabench", f"A{station}_{t}"), yabench_triples(station, t, value)
+    elif model == "waves":
+        spec = WavesSpec(**params)
+        for sensor, t, prop, value in waves_observations(spec):
+            yield t, graph_name("waves", f"{sensor}_{t}"), waves_triples(sensor, t, prop, value)
+    else:
+        raise ValueError(f"unknown generator {model!r}: use yabench or waves")
+
+
+def stream(model: str, event_graphs: bool = True, **params) -> Stream:
+    """A generated stream; each observation one event graph (or one element per triple)."""
+    elements = []
+    for t, name, triples in generate(model, **params):
+        if event_graphs:
+            elements.append(Element(t, triples, source=str(name)))
+        else:
+            elements.extend(Element(t, (tr,), source=str(name)) for tr in triples)
+    return Stream(tuple(elements))
+
+
+def write(model: str, fmt: str, out, **params) -> int:
+    """Write a generated stream as ``nquads``, ``trig`` or ``yabench`` lines; returns the triple count."""
+    from conformance.streams import TIME
+
+    count = 0
+    for t, name, triples in generate(model, **params):
+        if fmt == "yabench":
+            for s, p, o in triples:
+                out.write(f'{s.n3()} {p.n3()} {o.n3()} "{t}" .\n')
+        elif fmt == "nquads":
+            for s, p, o in triples:
+                out.write(f"{s.n3()} {p.n3()} {o.n3()} {name.n3()} .\n")
+            out.write(f'{name.n3()} <{TIME}> "{t}"^^<{XSD.long}> .\n')
+        elif fmt == "trig":
+            out.write(f"{name.n3()} {{\n")
+            for s, p, o in triples:
+                out.write(f"  {s.n3()} {p.n3()} {o.n3()} .\n")
+            out.write(f'}}\n{name.n3()} <{TIME}> "{t}"^^<{XSD.long}> .\n')
+        else:
+            raise ValueError(f"unknown format {fmt!r}: use nquads, trig or yabench")
+        count += len(triples)
+    return count

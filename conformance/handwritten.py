@@ -1,0 +1,68 @@
+"""Hand-written expected outputs in case files, and their check against the oracle.
+
+A case may carry ``expected:`` blocks — a profile (with a fixed t0) and the reports a person worked out
+by hand.  ``rspconf lint`` and the kit's tests check that the oracle computes exactly those reports,
+so the corpus and the oracle keep each other honest.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rdflib import Literal, URIRef
+
+from conformance import profiles
+from conformance.cases import Case
+from oracle.expected import output
+from oracle.r2r import R2R
+from oracle.terms import bag
+
+PNAME = re.compile(r"^([A-Za-z][\w-]*)?:([^\s]*)$")
+LITERAL = re.compile(r'^"(.*)"(?:@([A-Za-z-]+)|\^\^(.+))?$', re.S)
+XSD_NS = "http://www.w3.org/2001/XMLSchema#"
+
+
+def parse_term(value, prefixes: dict[str, str]):
+    """A term written in a case file: a prefixed name, <iri>, a Turtle literal, or a plain number."""
+    if isinstance(value, bool):
+        return Literal(value)
+    if isinstance(value, (int, float)):
+        return Literal(value)
+    text = str(value)
+    if text.startswith("<") and text.endswith(">"):
+        return URIRef(text[1:-1])
+    m = PNAME.match(text)
+    if m and (m.group(1) or "") in prefixes:
+        return URIRef(prefixes[m.group(1) or ""] + m.group(2))
+    m = LITERAL.match(text)
+    if m:
+        lexical, lang, datatype = m.groups()
+        if datatype:
+            return Literal(lexical, datatype=parse_term(datatype, {"xsd": XSD_NS, **prefixes}))
+        return Literal(lexical, lang=lang)
+    return Literal(text)
+
+
+def solutions(rows: list[dict], prefixes: dict[str, str]) -> list[dict]:
+    return [{var: parse_term(v, prefixes) for var, v in row.items()} for row in rows]
+
+
+def mismatches(case: Case, expectation: dict, stream) -> list[str]:
+    """What differs between a hand-written expectation and the oracle's output (empty: agreement)."""
+    profile = profiles.profile({"r2s": case.r2s, **expectation["profile"]})
+    if not isinstance(profile.t0, int):
+        return [f"{case.id}: a hand-written expectation needs a fixed integer t0"]
+    got = output(stream, case.window, profile, profile.t0, R2R(case.r2r, stream))
+    want = expectation["reports"]
+    problems = []
+    if len(got) != len(want):
+        problems.append(f"{case.id} ({expectation.get('note', 'expectation')}): the oracle gives {len(got)} reports, "
+                        f"the hand-written expectation {len(want)}")
+    for i, (g, w) in enumerate(zip(got, want)):
+        if "window" in w and [g.opening, g.closing] != list(w["window"]):
+            problems.append(f"{case.id} report {i}: window [{g.opening}, {g.closing}) vs hand-written {w['window']}")
+        if "tau" in w and g.tau != w["tau"]:
+            problems.append(f"{case.id} report {i}: report time {g.tau} vs hand-written {w['tau']}")
+        if bag(g.solutions.rows) != bag(solutions(w["solutions"], case.prefixes)):
+            problems.append(f"{case.id} report {i}: solutions {list(g.solutions.rows)} vs hand-written {w['solutions']}")
+    return problems

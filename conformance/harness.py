@@ -1,0 +1,194 @@
+"""Run one case against one adapter and judge it: the runner's core, independent of pytest.
+
+Verdicts: PASS and FAIL say something about the engine's semantics; ERROR (the engine raised, or the
+harness could not run the case), TIMEOUT (no answer in time), UNSUPPORTED (a capability the engine
+does not declare, or a construct it refuses) and SKIPPED (the case's data is absent) do not.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance import profiles
+from conformance.cases import Case, CaseFileError, DataMissing
+from conformance.streams import StreamInputError
+from engines.contract import EngineInfo, RunRequest, Unsupported
+from engines.render import render
+from oracle.explain import diagnose, reason
+from oracle.r2r import R2R, QueryError
+from oracle.terms import show_solution
+from oracle.verdict import check
+
+VERDICTS = ("PASS", "FAIL", "ERROR", "TIMEOUT", "UNSUPPORTED", "SKIPPED")
+SHOWN_SOLUTIONS = 20
+
+
+@dataclass
+class CaseResult:
+    id: str
+    engine: str
+    verdict: str
+    reason: str
+    level: str
+    capabilities: list[str]
+    explanation: dict | None = None
+    windows: list[dict] = field(default_factory=list)
+    matched: int | None = None
+    mean_precision: float | None = None
+    mean_recall: float | None = None
+    seconds: float = 0.0
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class EngineTimeout(Exception):
+    pass
+
+
+def call_with_timeout(fn, timeout: float):
+    """Run ``fn()`` in a daemon thread; raise EngineTimeout after ``timeout`` seconds.
+
+    An in-process adapter that hangs cannot be killed from Python; the thread is abandoned (it is a
+    daemon, so it never keeps the process alive) and the run goes on.  Subprocess adapters are killed.
+    """
+    box: dict[str, Any] = {}
+
+    def target():
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - reported to the caller
+            box["error"] = exc
+            box["trace"] = traceback.format_exc()
+
+    thread = threading.Thread(target=target, daemon=True, name="rspconf-engine-call")
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise EngineTimeout(f"no answer within {timeout:g} s")
+    if "error" in box:
+        exc = box["error"]
+        exc.__rspconf_trace__ = box["trace"]
+        raise exc
+    return box.get("value")
+
+
+def request_for(case: Case, info: EngineInfo, stream) -> RunRequest:
+    text = render(info.dialect, case.r2r, case.query["stream_iri"], case.window, case.r2s)
+    return RunRequest(case.id, stream, case.r2r, text, case.window, case.r2s, case.query["stream_iri"])
+
+
+def window_json(i: int, w) -> dict:
+    e, a = w.expected, w.actual
+    out = {
+        "index": i,
+        "status": w.status,
+        "open": e.opening if e is not None else (a.window[0] if a is not None and a.window else None),
+        "close": e.closing if e is not None else (a.window[1] if a is not None and a.window else None),
+        "expected_tau": e.tau if e is not None else None,
+        "actual_tau": a.tau if a is not None else None,
+        "actual_window": list(a.window) if a is not None and a.window else None,
+        "precision": w.precision,
+        "recall": w.recall,
+        "expected_size": w.expected_size,
+        "actual_size": w.actual_size,
+        "missing": [show_solution(r) for r in w.missing[:SHOWN_SOLUTIONS]],
+        "extra": [show_solution(r) for r in w.extra[:SHOWN_SOLUTIONS]],
+        "diagnostics": list(w.diagnostics),
+        "gracious": w.gracious,
+    }
+    return out
+
+
+def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True):
+    """The oracle's verdict on an engine's reports for a case, diagnosed when it fails."""
+    query = R2R(case.r2r, stream)
+    fixed = dict(case.fixed)
+    fixed.setdefault("r2s", case.r2s)
+    space = profiles.space(info.profile, fixed, case.vary)
+    verdict = check(stream, case.window, query, space, reports, how=info.alignment)
+    if verdict.verdict == "FAIL":
+        diagnose(verdict, query, gracious=gracious)
+    return verdict
+
+
+def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data_root: Path | None = None,
+             gracious: bool = True) -> CaseResult:
+    started = time.monotonic()
+    result = CaseResult(case.id, info.name, "ERROR", "", case.level, list(case.capabilities))
+
+    def done(verdict: str, why: str, error: str | None = None) -> CaseResult:
+        result.verdict, result.reason, result.error = verdict, why, error
+        result.seconds = round(time.monotonic() - started, 3)
+        return result
+
+    lacking = sorted(set(case.capabilities) - set(info.capabilities))
+    if lacking:
+        return done("UNSUPPORTED", f"engine lacks capability {', '.join(lacking)}")
+    try:
+        stream = case.load_stream(data_root)
+    except DataMissing as exc:
+        return done("SKIPPED", str(exc))
+    except (StreamInputError, CaseFileError, ValueError) as exc:
+        return done("ERROR", f"harness: cannot load the case's stream: {exc}", str(exc))
+    try:
+        request = request_for(case, info, stream)
+    except ValueError as exc:
+        return done("ERROR", f"harness: cannot render the query for dialect {info.dialect}: {exc}", str(exc))
+    try:
+        reports = call_with_timeout(lambda: adapter.run(request), timeout)
+    except EngineTimeout as exc:
+        return done("TIMEOUT", f"engine: {exc}")
+    except Unsupported as exc:
+        return done("UNSUPPORTED", f"engine refused: {exc}")
+    except Exception as exc:  # noqa: BLE001 - any engine failure is an ERROR, never a FAIL
+        trace = getattr(exc, "__rspconf_trace__", None) or traceback.format_exc()
+        tail = getattr(exc, "stderr_tail", None)
+        return done("ERROR", f"engine raised {type(exc).__name__}: {exc}",
+                    (trace + ("\n--- engine stderr (tail) ---\n" + tail if tail else ""))[-8000:])
+    if not isinstance(reports, list):
+        return done("ERROR", f"engine returned {type(reports).__name__}, not a list of reports")
+    try:
+        verdict = judge(case, info, stream, reports, gracious)
+    except (QueryError, ValueError) as exc:
+        return done("ERROR", f"harness: the oracle cannot evaluate this case: {exc}", traceback.format_exc())
+    best = verdict.best
+    result.explanation = {
+        "t0": best.t0, "t0_class": list(best.t0_class), "profile": best.profile.describe(),
+        "alignment": verdict.alignment, "candidates": verdict.candidates,
+        "explaining": [{"profile": p, "t0_class": list(c)} for p, c in verdict.explaining[:20]],
+    }
+    result.windows = [window_json(i, w) for i, w in enumerate(best.windows)]
+    result.matched = best.matched
+    result.mean_precision = round(best.mean("precision"), 6)
+    result.mean_recall = round(best.mean("recall"), 6)
+    return done(verdict.verdict, reason(verdict))
+
+
+def failure_text(result: CaseResult, limit: int = 6) -> str:
+    """A person-readable account of a FAIL: the reason, then the first wrong windows with diagnostics."""
+    lines = [f"{result.id}: FAIL — {result.reason}"]
+    shown = 0
+    for w in result.windows:
+        if w["status"] == "MATCH":
+            continue
+        shown += 1
+        if shown > limit:
+            lines.append(f"… {sum(x['status'] != 'MATCH' for x in result.windows) - limit} more wrong windows")
+            break
+        span = f"[{w['open']}, {w['close']})" if w["open"] is not None else "?"
+        p = "-" if w["precision"] is None else f"{w['precision']:.2f}"
+        r = "-" if w["recall"] is None else f"{w['recall']:.2f}"
+        lines.append(f"  window {w['index']} {span}: {w['status']} precision {p} recall {r} "
+                     f"(expected {w['expected_size']}, actual {w['actual_size']})")
+        lines += [f"    {d}" for d in w["diagnostics"]]
+    return "\n".join(lines)
+
+
+__all__ = ["CaseResult", "VERDICTS", "call_with_timeout", "failure_text", "judge", "run_case"]

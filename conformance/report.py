@@ -1,0 +1,110 @@
+"""Run reports: the versioned JSON document and the terminal summary table."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import platform
+import subprocess
+from collections import defaultdict
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import jsonschema
+
+from conformance import datapaths
+from conformance.harness import VERDICTS
+
+SCHEMA_VERSION = 1
+REPORT_SCHEMA = Path(__file__).parent / "schema" / "report.schema.json"
+
+
+def _package_version(name: str) -> str | None:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def corpus_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=datapaths.PROJECT, capture_output=True,
+                             text=True, timeout=10)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def run_info(info, options: dict) -> dict:
+    root = datapaths.data_root()
+    return {
+        "kit_version": _package_version("rspconf") or "0+source",
+        "corpus_commit": corpus_commit(),
+        "engine": {"name": info.name, "version": info.version, "dialect": info.dialect,
+                   "profile": info.profile, "alignment": info.alignment,
+                   "capabilities": sorted(info.capabilities), "options": options},
+        "python": platform.python_version(),
+        "spark": _package_version("pyspark"),
+        "data_root": str(root) if root else None,
+        "started": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+    }
+
+
+def totals(cases: list[dict]) -> dict:
+    """Counts per verdict, and per level and capability with their denominators."""
+    out: dict = {"verdicts": {v: 0 for v in VERDICTS}, "levels": {}, "capabilities": {}}
+    by_level: dict = defaultdict(lambda: {v: 0 for v in VERDICTS})
+    by_cap: dict = defaultdict(lambda: {v: 0 for v in VERDICTS})
+    for c in cases:
+        out["verdicts"][c["verdict"]] += 1
+        by_level[c["level"]][c["verdict"]] += 1
+        for cap in c["capabilities"]:
+            by_cap[cap][c["verdict"]] += 1
+    out["levels"] = {k: dict(v, total=sum(v.values())) for k, v in sorted(by_level.items())}
+    out["capabilities"] = {k: dict(v, total=sum(v.values())) for k, v in sorted(by_cap.items())}
+    out["total"] = len(cases)
+    return out
+
+
+def document(run: dict, cases: list[dict]) -> dict:
+    cases = sorted(cases, key=lambda c: c["id"])
+    return {"schema_version": SCHEMA_VERSION, "run": run, "cases": cases, "totals": totals(cases)}
+
+
+def write(path: Path, doc: dict) -> None:
+    jsonschema.validate(doc, json.loads(REPORT_SCHEMA.read_text(encoding="utf-8")))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _fmt(x) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def summary_lines(cases: list[dict], width: int = 160) -> list[str]:
+    """One row per case, then totals per level and capability (PASS/denominator)."""
+    cases = sorted(cases, key=lambda c: c["id"])
+    idw = min(48, max([len(c["id"]) for c in cases] + [4]))
+    head = f"{'case':<{idw}} {'verdict':<11} {'windows':>8} {'P':>5} {'R':>5} {'t0':>7}  reason"
+    lines = [head, "-" * min(width, len(head) + 40)]
+    for c in cases:
+        n = len(c["windows"])
+        windows = f"{c['matched']}/{n}" if c.get("matched") is not None else "-"
+        t0 = c["explanation"]["t0"] if c.get("explanation") else "-"
+        verdict = c["verdict"] + ("*" if c.get("expected_verdict") else "")
+        row = (f"{c['id'][:idw]:<{idw}} {verdict:<11} {windows:>8} {_fmt(c.get('mean_precision')):>5} "
+               f"{_fmt(c.get('mean_recall')):>5} {str(t0):>7}  ")
+        lines.append(row + c["reason"][: max(20, width - len(row))])
+    t = totals(cases)
+    lines.append("")
+    lines.append("totals: " + ", ".join(f"{v} {n}" for v, n in t["verdicts"].items() if n) + f" of {t['total']}")
+    for label, group in (("level", t["levels"]), ("capability", t["capabilities"])):
+        parts = []
+        for name, counts in group.items():
+            judged = counts["PASS"] + counts["FAIL"]
+            parts.append(f"{name} {counts['PASS']}/{judged}" + (f" (+{counts['total'] - judged} not judged)"
+                                                                  if counts["total"] - judged else ""))
+        lines.append(f"per {label} (PASS/judged): " + "; ".join(parts))
+    if any(c.get("expected_verdict") for c in cases):
+        lines.append("* a known deviation listed in the engine's expectations file")
+    return lines

@@ -1,0 +1,59 @@
+"""The adapter contract: ``info()`` and ``run(request)``; the harness owns timeouts.
+
+An adapter is any object with
+
+- ``info() -> EngineInfo``: name, version, query dialect, capabilities, the declared profile (the
+  semantics it claims, in the YAML/JSON form of ``conformance/profiles.py``), what it can say about
+  each report (``alignment``: ``window`` if it declares window borders, ``time`` if its report times
+  are application times, ``order`` otherwise) and an optional expectations file;
+- ``run(request: RunRequest) -> list[ObservedReport]``: every report it produced, in order;
+- optionally ``close()``.
+
+A raised exception is an ERROR of the harness run, not a FAIL of the engine; a raised
+:class:`Unsupported` is UNSUPPORTED.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from oracle.model import ObservedReport, Stream, WindowSpec
+
+DIALECTS = ("sparql", "csparql", "cqels", "rspql")
+
+
+class Unsupported(Exception):
+    """The engine cannot run this request (a construct, an option); the message names it."""
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    name: str
+    version: str
+    dialect: str
+    capabilities: frozenset[str]
+    profile: dict
+    alignment: str = "order"
+    expectations: Path | None = None
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One case as an engine sees it: the stream, the query (neutral and rendered), the window, R2S."""
+
+    case_id: str
+    stream: Stream
+    r2r: str
+    query_text: str
+    window: WindowSpec
+    r2s: str
+    stream_iri: str
+
+
+class Adapter(Protocol):
+    def info(self) -> EngineInfo: ...
+
+    def run(self, request: RunRequest) -> list[ObservedReport]: ...

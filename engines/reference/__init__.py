@@ -1,0 +1,106 @@
+"""A deliberately simple, obviously-correct engine for small cases — the kit's test double.
+
+It is written independently of the oracle: windows are computed directly from their definition (every
+window instance k with t0 + kβ ≤ the last timestamp holds the elements with t0 + kβ ≤ t < t0 + kβ + ω),
+each window reports at its close time with its full content (a time-driven tick with an end-of-stream
+flush), and the R2R query runs on rdflib.  The oracle gets to the same answers by simulating SECRET's
+Report/Tick functions event by event; agreement of the two is evidence that both are right.
+
+Options (``--engine-option``): ``t0`` (ms, default 0).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from rdflib import Graph
+
+from engines.contract import EngineInfo, RunRequest
+from oracle.model import ObservedReport
+
+CAPABILITIES = frozenset({
+    "time-window", "sliding-window", "aggregates", "group-by", "filter", "optional", "union", "subquery",
+    "order-by", "construct", "ask", "rstream", "istream", "dstream", "event-graphs", "static-data",
+    "empty-windows", "joins-across-time",
+})
+
+
+def _key(row: dict) -> tuple:
+    return tuple(sorted((k, v.n3()) for k, v in row.items()))
+
+
+class ReferenceEngine:
+    name = "reference"
+
+    def __init__(self, t0: int | str = 0, **options):
+        if options:
+            raise ValueError(f"unknown option(s) {sorted(options)} for the reference engine; it takes t0")
+        self.t0 = int(t0)
+
+    def info(self) -> EngineInfo:
+        return EngineInfo(
+            name=self.name, version="1", dialect="sparql", capabilities=CAPABILITIES,
+            profile={"t0": self.t0, "report": ["window-close"], "tick": "time-driven", "grain": "multiple",
+                     "empty": True, "boundary": "[o,c)", "close": ">=", "end_of_stream": "flush"},
+            alignment="window", expectations=self.expectations_path())
+
+    def expectations_path(self) -> Path | None:
+        path = Path(__file__).parent / "expectations.yaml"
+        return path if path.exists() else None
+
+    # -- the engine -------------------------------------------------------------------------------
+    def windows(self, request: RunRequest):
+        """(opening, closing, elements) of every window instance that has started by the last element."""
+        elements = request.stream.elements
+        if not elements:
+            return
+        last = elements[-1].t
+        k = 0
+        while self.t0 + k * request.window.slide <= last:
+            o = self.t0 + k * request.window.slide
+            c = o + request.window.range
+            yield o, c, [e for e in elements if o <= e.t < c]
+            k += 1
+
+    def content(self, request: RunRequest, o: int, c: int, inside: list) -> list:
+        return inside
+
+    def evaluate(self, request: RunRequest, elements: list) -> tuple[str, list]:
+        g = Graph()
+        for triple in request.stream.static:
+            g.add(triple)
+        for element in elements:
+            for triple in element.triples:
+                g.add(triple)
+        result = g.query(request.r2r)
+        if result.type == "ASK":
+            return "ASK", bool(result.askAnswer)
+        if result.type == "CONSTRUCT":
+            return "CONSTRUCT", sorted(result.graph, key=lambda t: tuple(x.n3() for x in t))
+        names = [str(v) for v in result.vars]
+        return "SELECT", [{n: row[i] for i, n in enumerate(names) if row[i] is not None} for row in result]
+
+    def r2s(self, operator: str, current, previous, kind: str):
+        if operator == "rstream" or kind == "ASK":
+            return current
+        key = (lambda t: tuple(x.n3() for x in t)) if kind == "CONSTRUCT" else _key
+        a, b = (current, previous) if operator == "istream" else (previous, current)
+        left = Counter(key(r) for r in b)
+        out = []
+        for row in a:
+            if left[key(row)]:
+                left[key(row)] -= 1
+            else:
+                out.append(row)
+        return out
+
+    def run(self, request: RunRequest) -> list[ObservedReport]:
+        reports = []
+        previous: list = []
+        for o, c, inside in self.windows(request):
+            kind, current = self.evaluate(request, self.content(request, o, c, inside))
+            out = self.r2s(request.r2s, current, previous, kind)
+            previous = current
+            reports.append(ObservedReport(out, tau=c, window=(o, c)))
+        return reports

@@ -1,0 +1,89 @@
+"""Render the kit's neutral query form (SPARQL 1.1 R2R + window + R2S) into engine dialects.
+
+So an adapter author does not rewrite queries: ``render(dialect, r2r, stream_iri, window, r2s)``
+gives C-SPARQL, CQELS-QL or RSP-QL text (or the plain R2R SPARQL for ``sparql``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from oracle.model import WindowSpec
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms // 1000}s" if ms % 1000 == 0 else f"{ms}ms"
+
+
+def _iso(ms: int) -> str:
+    return f"PT{ms // 1000}S" if ms % 1000 == 0 else f"PT{ms / 1000:g}S"
+
+
+def _split(r2r: str) -> tuple[str, str, str, str]:
+    """(prologue, projection, where body, solution modifiers) of a SELECT/CONSTRUCT/ASK query."""
+    depth, start, in_iri, in_str = 0, None, False, None
+    form = re.search(r"\b(SELECT|CONSTRUCT|ASK)\b", r2r, re.IGNORECASE)
+    if not form:
+        raise ValueError("the R2R query has no SELECT, CONSTRUCT or ASK")
+    prologue = r2r[:form.start()]
+    body_from = form.start()
+    if form.group(1).upper() == "CONSTRUCT":
+        # skip the template block
+        m = re.search(r"\{", r2r[body_from:])
+        i = body_from + m.start()
+        d = 0
+        while True:
+            d += r2r[i] == "{"
+            d -= r2r[i] == "}"
+            i += 1
+            if d == 0:
+                break
+        body_from = i
+    i = body_from
+    end = None
+    while i < len(r2r):
+        ch = r2r[i]
+        if in_str:
+            if ch == "\\":
+                i += 1
+            elif ch == in_str:
+                in_str = None
+        elif in_iri:
+            in_iri = ch != ">"
+        elif ch in "\"'":
+            in_str = ch
+        elif ch == "<" and re.match(r"<[^\s<>\"{}|^`\\]*>", r2r[i:]):
+            in_iri = True
+        elif ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                end = i
+                break
+        i += 1
+    if start is None or end is None:
+        raise ValueError("cannot find the WHERE block of the R2R query")
+    head = r2r[form.start():start]
+    head = re.sub(r"\bWHERE\s*$", "", head.rstrip(), flags=re.IGNORECASE).rstrip()
+    return prologue, head, r2r[start + 1:end], r2r[end + 1:]
+
+
+def render(dialect: str, r2r: str, stream_iri: str, window: WindowSpec, r2s: str, name: str = "q") -> str:
+    if dialect == "sparql":
+        return r2r
+    prologue, head, body, tail = _split(r2r)
+    if dialect == "csparql":
+        return (f"REGISTER {'STREAM' if head.upper().startswith('CONSTRUCT') else 'QUERY'} {name} AS\n{prologue}{head}\n"
+                f"FROM STREAM <{stream_iri}> [RANGE {_seconds(window.range)} STEP {_seconds(window.slide)}]\n"
+                f"WHERE {{{body}}}{tail}")
+    if dialect == "cqels":
+        return (f"{prologue}{head}\nWHERE {{\n  STREAM <{stream_iri}> [RANGE {_seconds(window.range)} "
+                f"SLIDE {_seconds(window.slide)}] {{{body}}}\n}}{tail}")
+    if dialect == "rspql":
+        return (f"{prologue}REGISTER {r2s.upper()} <{name}> AS\n{head}\n"
+                f"FROM NAMED WINDOW <{name}:w> ON <{stream_iri}> [RANGE {_iso(window.range)} STEP {_iso(window.slide)}]\n"
+                f"WHERE {{\n  WINDOW <{name}:w> {{{body}}}\n}}{tail}")
+    raise ValueError(f"unknown dialect {dialect!r}; use sparql, csparql, cqels or rspql")
