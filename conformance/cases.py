@@ -67,7 +67,14 @@ class Case:
         return self.query["r2r"]
 
     def load_stream(self, data_root: Path | None = None) -> Stream:
-        return load_stream(self.stream_spec, Path(self.source).parent, data_root, self.id)
+        root = data_root or datapaths.data_root()
+        key = json.dumps(self.stream_spec, sort_keys=True)
+        cache_key = (key, str(Path(self.source).parent), str(root) if root else None)
+        if cache_key not in _STREAMS:
+            if len(_STREAMS) >= 16:
+                _STREAMS.pop(next(iter(_STREAMS)))
+            _STREAMS[cache_key] = load_stream(self.stream_spec, Path(self.source).parent, root, self.id)
+        return _STREAMS[cache_key]
 
 
 def _line_of(node, path) -> int | None:
@@ -193,6 +200,10 @@ def load_corpus(root: Path) -> list[Case]:
             seen[case.id] = str(path)
             cases.append(case)
     return cases
+
+
+#: Streams are immutable: cases sharing a stream spec (all CSRBench queries) read it once per process.
+_STREAMS: dict[tuple, Stream] = {}
 
 
 @functools.lru_cache(maxsize=32)

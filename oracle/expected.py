@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from oracle import r2s
 from oracle.model import Profile, Report, Stream, WindowSpec
 from oracle.r2r import R2R
@@ -9,13 +11,17 @@ from oracle.secret import simulate
 
 
 def output(stream: Stream, window: WindowSpec, profile: Profile, t0: int, query: R2R) -> list[Report]:
-    """Every report the profile prescribes, in order.
+    """Every report the profile prescribes, in order (see :func:`reports`)."""
+    return list(reports(stream, window, profile, t0, query))
+
+
+def reports(stream: Stream, window: WindowSpec, profile: Profile, t0: int, query: R2R) -> Iterator[Report]:
+    """The reports the profile prescribes, lazily: R2R runs only for the reports a caller asks for.
 
     Istream/Dstream difference each evaluated relation against the previous *evaluated* one (whether
     or not that one was streamed out); without empty-result notification an empty result is not
     streamed out.
     """
-    reports = []
     previous = None
     for trig in simulate(stream, window, profile, t0):
         relation = query.evaluate(trig.content)
@@ -23,5 +29,4 @@ def output(stream: Stream, window: WindowSpec, profile: Profile, t0: int, query:
         previous = relation
         if len(out) == 0 and not profile.empty:
             continue
-        reports.append(Report(trig.tau, trig.k, trig.opening, trig.closing, trig.content, out, trig.reason))
-    return reports
+        yield Report(trig.tau, trig.k, trig.opening, trig.closing, trig.content, out, trig.reason)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rdflib import Graph, Literal
+from rdflib import Graph, Literal, URIRef
 from rdflib.plugins.sparql import prepareQuery
 from rdflib.plugins.sparql.parserutils import CompValue
 
@@ -48,8 +48,30 @@ def _has_order_by(node: Any) -> bool:
     return False
 
 
+def _predicates(node: Any, found: set) -> bool:
+    """Collect the constant predicates of every triple pattern; False if any predicate is not an IRI
+    (a variable or a property path), in which case every triple may matter."""
+    if isinstance(node, CompValue):
+        if node.name == "BGP":
+            for _, p, _ in node.triples:
+                if not isinstance(p, URIRef):
+                    return False
+                found.add(p)
+        if node.name in ("Graph", "ServiceGraphPattern", "DescribeQuery"):
+            return False
+        return all(_predicates(v, found) for v in node.values())
+    if isinstance(node, (list, tuple)):
+        return all(_predicates(v, found) for v in node)
+    return True
+
+
 class R2R:
-    """One prepared SPARQL query over window contents of one stream, with a content cache."""
+    """One prepared SPARQL query over window contents of one stream, with a content cache.
+
+    Only triples whose predicate occurs in some triple pattern of the query are loaded: when every
+    pattern has a constant IRI predicate, no other triple can match any pattern, so the answers are the
+    same and the graphs are smaller.  Queries with variable predicates or property paths load everything.
+    """
 
     def __init__(self, query: str, stream: Stream):
         try:
@@ -64,15 +86,18 @@ class R2R:
         self.ordered = self.form == "SelectQuery" and _has_order_by(self.query.algebra)
         self._cache: dict[tuple[int, int], Solutions] = {}
         self.evaluations = 0
+        wanted: set = set()
+        self.relevant = wanted if _predicates(self.query.algebra, wanted) else None
 
     def graph(self, content: tuple[int, int]) -> Graph:
-        g = Graph()
-        for triple in self.stream.static:
-            g.add(triple)
+        """The static data plus the elements in ``content``, restricted to the relevant predicates."""
+        g = Graph(store="SimpleMemory")
         lo, hi = content
+        triples = [t for t in self.stream.static]
         for element in self.stream.elements[lo:hi]:
-            for triple in element.triples:
-                g.add(triple)
+            triples.extend(element.triples)
+        keep = self.relevant
+        g.addN((s, p, o, g) for s, p, o in triples if keep is None or p in keep)
         return g
 
     def evaluate_graph(self, g: Graph, init: dict | None = None) -> Solutions:
