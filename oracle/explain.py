@@ -3,7 +3,8 @@
 For every window of the best explanation that is not an exact match, :func:`diagnose` adds
 - the missing and extra solutions, each with its provenance (the stream elements that derive it and
   whether they lie inside the expected window), and
-- the gracious-mode reconstruction of the window the engine seems to have used.
+- the gracious-mode reconstruction of the window the engine seems to have used (for the first
+  :data:`GRACIOUS_WINDOWS` wrong windows, borders searched within one window range of the expected ones).
 """
 
 from __future__ import annotations
@@ -15,15 +16,24 @@ from oracle.terms import show_solution
 from oracle.verdict import EXTRA, MATCH, MISMATCH, MISSING, CaseVerdict, WindowResult
 
 SHOWN = 5
+#: gracious mode costs up to a few dozen R2R evaluations per window: run it on the first wrong windows
+GRACIOUS_WINDOWS = 8
 
 
 def _span(report) -> str:
     return f"[{report.opening}, {report.closing})"
 
 
-def _times(derivations) -> str:
-    ts = sorted({t for d in derivations for t in d.times})
-    return ", ".join(str(t) for t in ts) if ts else "no element"
+def _times(derivations, near=None) -> str:
+    """Derivations as ⊕ (alternatives) of ⊗ (joined elements), nearest to the window first."""
+    if near is not None:
+        o, c = near
+        derivations = sorted(derivations, key=lambda d: sum(max(0, o - t, t - c + 1) for t in d.times))
+    shown = [" ⊗ ".join(f"t={t}" for t in d.times) for d in derivations[:3]]
+    text = " ⊕ ".join(f"({s})" if "⊗" in s and len(shown) > 1 else s for s in shown)
+    if len(derivations) > 3:
+        text += f" ⊕ … ({len(derivations)} derivations)"
+    return text
 
 
 def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance: bool = True) -> None:
@@ -32,6 +42,7 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
     prov = Provenance(query) if provenance else None
     whole = (0, len(query.stream)) if len(query.stream) else (0, 0)
     previous = None
+    graced = 0
     for w in best.windows:
         if w.status == MATCH:
             previous = w.expected
@@ -49,8 +60,13 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
         if prov is not None:
             for row in w.missing[:SHOWN]:
                 ders = prov.derivations(row, e.content) if e is not None else []
-                w.diagnostics.append(f"missing {show_solution(row)}, derived from the triples at t={_times(ders)}"
-                                     f", inside expected window {_span(e)}")
+                if ders:
+                    w.diagnostics.append(f"missing {show_solution(row)}, derived from the triples at {_times(ders)}"
+                                         f", inside expected window {_span(e)}")
+                else:
+                    w.diagnostics.append(f"missing {show_solution(row)}, which no stream element derives in expected "
+                                         f"window {_span(e)} (it comes from the absence of matches: an empty "
+                                         "aggregate, a false ASK, an unbound OPTIONAL)")
             for row in w.extra[:SHOWN]:
                 ders = prov.derivations(row, whole)
                 where = ""
@@ -58,15 +74,17 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
                     inside = all(e.opening <= t < e.closing for d in ders for t in d.times)
                     where = ", inside" if inside else ", outside"
                     where += f" expected window {_span(e)}"
-                w.diagnostics.append(f"extra {show_solution(row)}, derived from the triples at t={_times(ders)}{where}"
+                near = (e.opening, e.closing) if e is not None else None
+                w.diagnostics.append(f"extra {show_solution(row)}, derived from the triples at {_times(ders, near)}{where}"
                                      if ders else f"extra {show_solution(row)}, derivable from no stream element")
             for label, rows in (("missing", w.missing), ("extra", w.extra)):
                 if len(rows) > SHOWN:
                     w.diagnostics.append(f"… and {len(rows) - SHOWN} more {label} solutions")
-        if gracious and w.status == MISMATCH and e is not None:
+        if gracious and w.status == MISMATCH and e is not None and graced < GRACIOUS_WINDOWS:
+            graced += 1
             prev_sol = query.evaluate(previous.content) if previous is not None else None
             g = reconstruct(query, best.profile.r2s, e.content, e.opening, e.closing, w.actual_solutions,
-                            prev_sol, reach=2 * (e.closing - e.opening))
+                            prev_sol, reach=e.closing - e.opening)
             w.gracious = g.describe()
             if (g.opening, g.closing) != (e.opening, e.closing) and g.f1 > w.f1:
                 w.diagnostics.append(

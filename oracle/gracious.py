@@ -46,8 +46,8 @@ def reconstruct(query: R2R, operator: str, expected_content: tuple[int, int], op
     times = query.stream.times
     n = len(times)
     cuts = _group_starts(times)
-    lo_cands = [i for i in cuts if i < n and opening - reach <= times[i] <= closing + reach]
-    hi_cands = [i for i in cuts if i > 0 and opening - reach <= times[i - 1] <= closing + reach]
+    lo_cands = [i for i in cuts if i < n and opening - reach <= times[i] <= opening + reach]
+    hi_cands = [i for i in cuts if i > 0 and closing - reach <= times[i - 1] <= closing + reach]
     if expected_content != (0, 0):
         lo0, hi0 = expected_content
     else:
@@ -61,13 +61,17 @@ def reconstruct(query: R2R, operator: str, expected_content: tuple[int, int], op
 
     lo, hi = lo0, hi0
     best, best_w = score(lo, hi)
-    for _ in range(4):
+    for _ in range(2):
         improved = False
         for cand in lo_cands:
+            if cand >= hi:
+                continue
             s, w = score(cand, hi)
             if s > best:
                 best, best_w, lo, improved = s, w, cand, True
         for cand in hi_cands:
+            if cand <= lo:
+                continue
             s, w = score(lo, cand)
             if s > best:
                 best, best_w, hi, improved = s, w, cand, True

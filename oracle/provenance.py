@@ -68,16 +68,19 @@ class Provenance:
         self.where = _where(algebra) if query.form == "SelectQuery" else algebra.p
         self.patterns = _patterns(self.where)
         pattern_vars = {t for tp in self.patterns for t in tp if isinstance(t, Variable)}
+        pattern_vars |= set(getattr(self.where, "_vars", ()))
+        # blank nodes of the patterns ([ om-owl:floatValue ?v ]) are bound like variables; projecting
+        # them too makes a full binding name the very triples a solution used
+        bnodes = list(dict.fromkeys(t for tp in self.patterns for t in tp if isinstance(t, BNode)))
         self.where_query = Query(query.query.prologue, CompValue(
-            "SelectQuery", p=self.where, PV=sorted(pattern_vars | set(getattr(self.where, "_vars", ()))),
-            datasetClause=None))
-        self.pattern_vars = {str(v) for v in pattern_vars} | {str(v) for v in getattr(self.where, "_vars", ())}
+            "SelectQuery", p=self.where, PV=sorted(pattern_vars) + bnodes, datasetClause=None))
+        self.pattern_vars = {str(v) for v in pattern_vars}
         self._graphs: dict[tuple[int, int], tuple[Graph, dict]] = {}
 
     def _graph(self, content: tuple[int, int]):
         hit = self._graphs.get(content)
         if hit is None:
-            g = self.r2r.graph(content)
+            g = self.r2r.graph(content)  # only the predicates the query can match
             where: dict = {}
             lo, hi = content
             for i in range(lo, hi):
@@ -99,11 +102,11 @@ class Provenance:
             rows = list(g.query(self.where_query, initBindings=init))
         except Exception:  # provenance is a diagnostic; never let it break a verdict
             return []
-        names = [str(v) for v in self.where_query.algebra.PV]
+        terms = list(self.where_query.algebra.PV)
         out: list[Derivation] = []
         seen = set()
         for row in rows:
-            binding = {Variable(n): row[i] for i, n in enumerate(names) if row[i] is not None}
+            binding = {t: row[i] for i, t in enumerate(terms) if row[i] is not None}
             binding.update({Variable(k): v for k, v in init.items()})
             used: set[int] = set()
             for pattern in self.patterns:

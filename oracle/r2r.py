@@ -13,6 +13,7 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.plugins.sparql import prepareQuery
 from rdflib.plugins.sparql.parserutils import CompValue
 
+from oracle import joinorder
 from oracle.model import Stream
 from oracle.terms import solution_keys
 
@@ -88,6 +89,7 @@ class R2R:
         self.evaluations = 0
         wanted: set = set()
         self.relevant = wanted if _predicates(self.query.algebra, wanted) else None
+        joinorder.mark(self.query.algebra)
 
     def graph(self, content: tuple[int, int]) -> Graph:
         """The static data plus the elements in ``content``, restricted to the relevant predicates."""
