@@ -25,6 +25,7 @@ class SyntaxProblem(ValueError):
 def _term(text: str, pos: int, what: str):
     m = TERM.match(text, pos)
     if not m:
+        pos += len(text[pos:]) - len(text[pos:].lstrip())
         snippet = text[pos:pos + 30].strip() or "end of line"
         raise SyntaxProblem(f"expected {what} (an <IRI>, _:blank or \"literal\") at column {pos + 1}, found {snippet!r}")
     iri, bnode, lex, lang, dt = m.group(1), m.group(2), m.group(3), m.group(4), m.group(5)

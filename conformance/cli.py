@@ -1,0 +1,137 @@
+"""``rspconf``: the kit's command line (lint the corpus, generate streams, list engines).
+
+The conformance run itself is pytest: ``pytest conformance/ --engine NAME``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from conformance import adapters, datapaths
+from conformance.durations import parse_duration
+
+LINT_REPORTS = 12
+STANDARD_PROFILES = {
+    "csparql": {"report": ["window-close", "non-empty-content"], "empty": True, "t0": "any"},
+    "sparqlstream": {"report": ["window-close", "non-empty-content"], "empty": False, "t0": "any"},
+    "cqels": {"report": ["content-change"], "granularity": "element", "empty": False, "t0": "any"},
+    "reference": {"report": ["window-close"], "tick": "time-driven", "end_of_stream": "flush", "t0": 0},
+}
+
+
+def lint(args) -> int:
+    """Schema, unique ids, deterministic collection, hand-written expectations, oracle evaluation."""
+    from conformance import profiles
+    from conformance.cases import CaseFileError, DataMissing, load_corpus
+    from conformance.handwritten import mismatches
+    from itertools import islice
+
+    from oracle.r2r import R2R
+    from oracle.secret import simulate
+    from oracle.verdict import candidate_t0s
+
+    root = Path(args.cases)
+    try:
+        first = load_corpus(root)
+        second = load_corpus(root)
+    except CaseFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    problems: list[str] = []
+    if [c.id for c in first] != [c.id for c in second]:
+        problems.append("collection is not deterministic: two loads gave different case orders")
+    skipped = 0
+    for case in first:
+        if args.k and args.k not in case.id:
+            continue
+        try:
+            stream = case.load_stream()
+        except DataMissing as exc:
+            skipped += 1
+            print(f"skip {case.id}: {exc}")
+            continue
+        for exp in case.expected:
+            problems += mismatches(case, exp, stream)
+        query = R2R(case.r2r, stream)
+        for name, declared in STANDARD_PROFILES.items():
+            fixed = dict(case.fixed)
+            fixed.setdefault("r2s", case.r2s)
+            try:
+                n = 0
+                for variant in profiles.space(declared, fixed, case.vary).variants():
+                    (t0, _), *more = candidate_t0s(stream, case.window, variant, [], "order")
+                    n += 1 + len(more)
+                    # evaluating the first report decisions proves the case runs; all can be thousands
+                    for trigger in islice(simulate(stream, case.window, variant, t0), LINT_REPORTS):
+                        query.evaluate(trigger.content)
+            except Exception as exc:  # noqa: BLE001 - lint reports every failure
+                problems.append(f"{case.id}: the oracle cannot evaluate it under the {name} profile: {exc}")
+                continue
+            if args.verbose:
+                print(f"ok {case.id} under {name}: {n} t0 classes")
+        print(f"ok {case.id} ({len(case.expected)} hand-written expectations, {query.evaluations} distinct windows)")
+    for p in problems:
+        print(f"error: {p}", file=sys.stderr)
+    print(f"{len(first)} cases, {skipped} skipped for missing data, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+def generate(args) -> int:
+    from conformance.generate import write
+
+    params = {"interval": parse_duration(args.interval), "duration": parse_duration(args.duration), "seed": args.seed}
+    if args.model == "yabench":
+        params["stations"] = args.stations
+        if args.no_first_at_zero:
+            params["first_at_zero"] = False
+    else:
+        params["sensors"] = args.stations
+    out = open(args.output, "w", encoding="utf-8") if args.output != "-" else sys.stdout
+    try:
+        n = write(args.model, args.format, out, **params)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    print(f"wrote {n} triples to {args.output}", file=sys.stderr)
+    return 0
+
+
+def engines(args) -> int:
+    for name, target in sorted(adapters.available().items()):
+        print(f"{name:24} {target}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="rspconf", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("lint", help="check the corpus (schema, ids, expectations, oracle evaluation)")
+    p.add_argument("--cases", default=str(datapaths.PROJECT / "cases"))
+    p.add_argument("-k", default=None, help="only cases whose id contains this")
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(func=lint)
+
+    p = sub.add_parser("generate", help="write a deterministic generated stream")
+    p.add_argument("model", choices=["yabench", "waves"])
+    p.add_argument("--stations", "--sensors", type=int, default=10, help="stations (yabench) or sensors (waves)")
+    p.add_argument("--interval", default="1s")
+    p.add_argument("--duration", default="30s")
+    p.add_argument("--seed", type=int, default=1430236906)
+    p.add_argument("--format", choices=["nquads", "trig", "yabench"], default="nquads")
+    p.add_argument("--output", default="-")
+    p.add_argument("--no-first-at-zero", action="store_true",
+                   help="do not stamp the very first observation 0 (YABench 1.1 does)")
+    p.set_defaults(func=generate)
+
+    p = sub.add_parser("engines", help="list the engines --engine accepts")
+    p.set_defaults(func=engines)
+
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

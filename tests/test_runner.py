@@ -1,0 +1,150 @@
+"""The runner classifies engines correctly: a correct engine passes, each wrong one fails where its bug
+shows and only there, and harness trouble is never blamed on the engine."""
+
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance.cases import load_corpus
+from conformance.harness import run_case
+from engines.contract import Unsupported
+from engines.reference import ReferenceEngine
+from engines.testing import LatePurgeEngine, NullEngine, ShiftedEngine, WrongR2SEngine
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = [c for c in load_corpus(ROOT / "cases") if c.family in ("seed002", "edges")]
+
+
+def verdicts(engine, cases=SMALL, **kw):
+    info = engine.info()
+    return {c.id: run_case(c, engine, info, timeout=60, **kw) for c in cases}
+
+
+def test_reference_engine_passes_every_small_case():
+    results = verdicts(ReferenceEngine())
+    assert {r.verdict for r in results.values()} == {"PASS"}, {k: r.reason for k, r in results.items()}
+
+
+def test_null_engine_fails_every_case_with_everything_missing():
+    results = verdicts(NullEngine())
+    assert {r.verdict for r in results.values()} == {"FAIL"}
+    assert all(all(w["status"] == "MISSING" for w in r.windows) for r in results.values())
+
+
+def test_wrong_r2s_engine_fails_exactly_the_istream_and_dstream_cases():
+    results = verdicts(WrongR2SEngine())
+    failing = {k for k, r in results.items() if r.verdict == "FAIL"}
+    expected = {c.id for c in SMALL if c.r2s != "rstream"}
+    assert failing == expected == {"edges.r2s-consecutive[r2s=istream]", "edges.r2s-consecutive[r2s=dstream]"}
+
+
+def test_late_purge_is_explained_by_gracious_mode_and_provenance():
+    case = next(c for c in SMALL if c.id == "edges.sliding-overlap")
+    result = verdicts(LatePurgeEngine(), [case])[case.id]
+    assert result.verdict == "FAIL"
+    # window [5,15) should hold b, c; the late-purging engine still has a (t=2)
+    second = result.windows[1]
+    assert second["extra"] == ["{?s=a}"]
+    assert any(d.startswith("extra {?s=a}, derived from the triples at t=2, outside expected window [5, 15)")
+               for d in second["diagnostics"]), second["diagnostics"]
+    # the opening moved left to the element at 2 (the data cannot tell 0 from 2)
+    assert any("looks like [2, 15)" in d for d in second["diagnostics"]), second["diagnostics"]
+
+
+def test_shifted_engine_fails_where_elements_cross_the_shifted_borders():
+    results = verdicts(ShiftedEngine())
+    assert results["seed002.fig1"].verdict == "FAIL"
+    assert results["edges.border"].verdict == "FAIL"
+
+
+class _Limited(ReferenceEngine):
+    def info(self):
+        info = super().info()
+        return type(info)(**{**info.__dict__, "capabilities": frozenset({"time-window"})})
+
+
+class _Crashing(ReferenceEngine):
+    def run(self, request):
+        raise RuntimeError("engine exploded")
+
+
+class _Hanging(ReferenceEngine):
+    def run(self, request):
+        time.sleep(30)
+
+
+class _Refusing(ReferenceEngine):
+    def run(self, request):
+        raise Unsupported("OPTIONAL is not implemented")
+
+
+def test_harness_trouble_is_never_a_fail():
+    case = next(c for c in SMALL if c.id == "edges.static-join")
+    assert run_case(case, _Limited(), _Limited().info()).verdict == "UNSUPPORTED"
+    crashed = run_case(case, _Crashing(), _Crashing().info())
+    assert crashed.verdict == "ERROR" and "engine exploded" in crashed.reason and "Traceback" in crashed.error
+    started = time.monotonic()
+    hung = run_case(case, _Hanging(), _Hanging().info(), timeout=0.5)
+    assert hung.verdict == "TIMEOUT" and time.monotonic() - started < 5
+    assert run_case(case, _Refusing(), _Refusing().info()).verdict == "UNSUPPORTED"
+
+
+def test_cases_whose_data_is_absent_are_skipped_with_a_message(tmp_path):
+    case = next(c for c in load_corpus(ROOT / "cases") if c.family == "csrbench")
+    from conformance import datapaths
+    datapaths.set_data_root(tmp_path)
+    try:
+        result = run_case(case, ReferenceEngine(), ReferenceEngine().info())
+    finally:
+        datapaths.set_data_root(None)
+    assert result.verdict == "SKIPPED"
+    assert "csrbench/stream" in result.reason and str(tmp_path) in result.reason
+
+
+@pytest.mark.parametrize("engine, outcome", [("reference", {"passed": 2}), ("testing-null", {"failed": 2})])
+def test_plugin_end_to_end_with_json_report(pytester, engine, outcome):
+    report = pytester.path / "report.json"
+    result = pytester.runpytest_inprocess(str(ROOT / "conformance"), "--engine", engine, "-k", "seed002",
+                                         "--report", str(report), "-p", "no:randomly")
+    result.assert_outcomes(**outcome)
+    result.stdout.fnmatch_lines(["*rspconf conformance summary*", "seed002.fig1 *", "totals: *"])
+    import json
+    doc = json.loads(report.read_text())
+    assert doc["schema_version"] == 1 and doc["run"]["engine"]["name"] == engine
+    assert [c["id"] for c in doc["cases"]] == ["seed002.fig1", "seed002.fig2"]
+    verdict = "PASS" if engine == "reference" else "FAIL"
+    assert {c["verdict"] for c in doc["cases"]} == {verdict}
+
+
+def test_expectations_are_strict_xfails(pytester):
+    adapter = pytester.path / "adapter.py"
+    (pytester.path / "expectations.yaml").write_text(
+        "seed002.fig1:\n  verdict: FAIL\n  reason: answers nothing\n"
+        "seed002.fig2:\n  verdict: FAIL\n  reason: claimed broken, but it is not\n")
+    adapter.write_text(
+        "from pathlib import Path\n"
+        "from engines.testing import NullEngine\n"
+        "class Engine(NullEngine):\n"
+        "    def expectations_path(self):\n"
+        "        return Path(__file__).parent / 'expectations.yaml'\n"
+        "    def run(self, request):\n"
+        "        return [] if request.case_id == 'seed002.fig1' else super(NullEngine, self).run(request)\n")
+    result = pytester.runpytest_inprocess(str(ROOT / "conformance"), "--engine", f"{adapter}:Engine", "-k", "seed002")
+    # fig1 fails as expected (xfail); fig2 passes although listed: strict xfail turns it into a failure
+    result.assert_outcomes(xfailed=1, failed=1)
+    result.stdout.fnmatch_lines(["*XPASS(strict)*"])
+
+
+def test_invalid_case_file_names_file_line_and_field(pytester):
+    cases = pytester.path / "cases"
+    cases.mkdir()
+    (cases / "bad.yaml").write_text(
+        "schema_version: 1\nfamily: bad\ntitle: t\ncases:\n  - id: one\n    title: t\n    spec: [x]\n"
+        "    level: must\n    capabilities: [time-window]\n    stream: {elements: []}\n"
+        "    query:\n      r2r: 'SELECT * WHERE {?s ?p ?o}'\n      window: {range: 10 seconds, slide: 1s}\n")
+    result = pytester.runpytest_inprocess(str(ROOT / "conformance"), "--cases", str(cases))
+    assert result.ret != 0
+    text = result.stderr.str() + result.stdout.str()
+    assert "bad.yaml:13: field cases[0].query.window.range" in text
+    assert "Traceback" not in text
