@@ -1,0 +1,36 @@
+"""One SparkSession per process, configured for a small machine, reused across cases."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+_LOCK = threading.Lock()
+_SESSION = None
+
+
+def session(master: str = "local[2]"):
+    """The process's SparkSession (created on first use: 5–10 s)."""
+    global _SESSION
+    with _LOCK:
+        if _SESSION is None:
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+            os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+            from pyspark.sql import SparkSession
+
+            _SESSION = (
+                SparkSession.builder.master(master)
+                .appName("rspconf-spark-engine")
+                .config("spark.ui.enabled", "false")
+                .config("spark.sql.shuffle.partitions", "2")
+                .config("spark.default.parallelism", "2")
+                .config("spark.sql.session.timeZone", "UTC")
+                .config("spark.sql.adaptive.enabled", "true")
+                .config("spark.driver.memory", os.environ.get("RSPCONF_SPARK_DRIVER_MEMORY", "4g"))
+                .config("spark.sql.execution.arrow.pyspark.enabled", "false")
+                .getOrCreate()
+            )
+            _SESSION.sparkContext.setLogLevel("ERROR")
+        return _SESSION
