@@ -23,7 +23,7 @@ from conformance.durations import parse_duration
 from oracle.model import Stream, WindowSpec
 
 SCHEMA_PATH = Path(__file__).parent / "schema" / "case.schema.json"
-TEMPLATE = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
+TEMPLATE = re.compile(r"\{\{([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)?)\}\}")
 
 
 class CaseFileError(ValueError):
@@ -123,16 +123,23 @@ def read_family(path: Path) -> dict:
     return data
 
 
+def _lookup(params: dict[str, Any], dotted: str, where: str) -> Any:
+    name, _, field = dotted.partition(".")
+    if name not in params or (field and not (isinstance(params[name], dict) and field in params[name])):
+        raise CaseFileError(f"{where}: template {{{{{dotted}}}}} names no parameter of the case")
+    return params[name][field] if field else params[name]
+
+
+def _show(value: Any) -> str:
+    return "/".join(str(v) for v in value.values()) if isinstance(value, dict) else str(value)
+
+
 def _substitute(value: Any, params: dict[str, Any], where: str) -> Any:
     if isinstance(value, str):
-        def repl(m):
-            if m.group(1) not in params:
-                raise CaseFileError(f"{where}: template {{{{{m.group(1)}}}}} names no parameter of the case")
-            return str(params[m.group(1)])
         whole = TEMPLATE.fullmatch(value)
-        if whole and whole.group(1) in params:
-            return params[whole.group(1)]
-        return TEMPLATE.sub(repl, value)
+        if whole:
+            return _lookup(params, whole.group(1), where)
+        return TEMPLATE.sub(lambda m: str(_lookup(params, m.group(1), where)), value)
     if isinstance(value, dict):
         return {k: _substitute(v, params, where) for k, v in value.items()}
     if isinstance(value, list):
@@ -161,7 +168,7 @@ def expand(data: dict, path: Path) -> list[Case]:
                 window = WindowSpec(parse_duration(query["window"]["range"]), parse_duration(query["window"]["slide"]))
             except ValueError as exc:
                 raise CaseFileError(f"{where}: query.window: {exc}") from exc
-            suffix = "[" + ",".join(f"{n}={params[n]}" for n in names) + "]" if names else ""
+            suffix = "[" + ",".join(f"{n}={_show(params[n])}" for n in names) + "]" if names else ""
             r2r = _prefix_block(prefixes) + query["r2r"]
             out.append(Case(
                 id=base_id + suffix, base_id=base_id, family=family, title=raw["title"],

@@ -46,6 +46,10 @@ def lint(args) -> int:
     for case in first:
         if args.k and args.k not in case.id:
             continue
+        if "large-stream" in case.capabilities and not args.large:
+            print(f"skip {case.id}: large-stream (use --large)")
+            skipped += 1
+            continue
         try:
             stream = case.load_stream()
         except DataMissing as exc:
@@ -74,7 +78,7 @@ def lint(args) -> int:
         print(f"ok {case.id} ({len(case.expected)} hand-written expectations, {query.evaluations} distinct windows)")
     for p in problems:
         print(f"error: {p}", file=sys.stderr)
-    print(f"{len(first)} cases, {skipped} skipped for missing data, {len(problems)} problems")
+    print(f"{len(first)} cases, {skipped} skipped (missing data or large), {len(problems)} problems")
     return 1 if problems else 0
 
 
@@ -112,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cases", default=str(datapaths.PROJECT / "cases"))
     p.add_argument("-k", default=None, help="only cases whose id contains this")
     p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--large", action="store_true", help="also evaluate large-stream cases (minutes)")
     p.set_defaults(func=lint)
 
     p = sub.add_parser("generate", help="write a deterministic generated stream")
