@@ -11,11 +11,11 @@ Options (``--engine-option``): ``t0`` (ms, default 0).
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 from rdflib import Graph
 
+from engines import r2s
 from engines.contract import EngineInfo, RunRequest
 from oracle.model import ObservedReport
 
@@ -24,10 +24,6 @@ CAPABILITIES = frozenset({
     "order-by", "construct", "ask", "rstream", "istream", "dstream", "event-graphs", "static-data",
     "empty-windows", "joins-across-time",
 })
-
-
-def _key(row: dict) -> tuple:
-    return tuple(sorted((k, v.n3()) for k, v in row.items()))
 
 
 class ReferenceEngine:
@@ -82,18 +78,7 @@ class ReferenceEngine:
         return "SELECT", [{n: row[i] for i, n in enumerate(names) if row[i] is not None} for row in result]
 
     def r2s(self, operator: str, current, previous, kind: str):
-        if operator == "rstream" or kind == "ASK":
-            return current
-        key = (lambda t: tuple(x.n3() for x in t)) if kind == "CONSTRUCT" else _key
-        a, b = (current, previous) if operator == "istream" else (previous, current)
-        left = Counter(key(r) for r in b)
-        out = []
-        for row in a:
-            if left[key(row)]:
-                left[key(row)] -= 1
-            else:
-                out.append(row)
-        return out
+        return current if kind == "ASK" else r2s.apply(operator, current, previous)
 
     def run(self, request: RunRequest) -> list[ObservedReport]:
         reports = []

@@ -16,11 +16,10 @@ case as UNSUPPORTED), ``master=local[2]``, ``t0=0``.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from rdflib.plugins.sparql import prepareQuery
 from rdflib.util import from_n3
 
+from engines import r2s
 from engines.contract import EngineInfo, RunRequest, Unsupported
 from oracle.model import ObservedReport
 
@@ -31,10 +30,6 @@ CAPABILITIES = frozenset({
 })
 PROFILE = {"report": ["window-close"], "tick": "time-driven", "grain": "multiple", "empty": True,
            "boundary": "[o,c)", "close": ">=", "end_of_stream": "flush"}
-
-
-def _key(row: dict) -> tuple:
-    return tuple(sorted((k, v.n3()) for k, v in row.items()))
 
 
 class SparkEngine:
@@ -71,22 +66,7 @@ class SparkEngine:
             if form == "ASK":
                 out = bool(current)
             else:
-                out = self._r2s(request.r2s, current, previous)
+                out = r2s.apply(request.r2s, current, previous)
             previous = current
             reports.append(ObservedReport(out, tau=closing, window=(opening, closing)))
         return reports
-
-    @staticmethod
-    def _r2s(operator: str, current: list, previous: list) -> list:
-        if operator == "rstream":
-            return current
-        a, b = (current, previous) if operator == "istream" else (previous, current)
-        left = Counter(_key(r) for r in b)
-        out = []
-        for row in a:
-            if left[_key(row)]:
-                left[_key(row)] -= 1
-            else:
-                out.append(row)
-        return out
-
