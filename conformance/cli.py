@@ -102,6 +102,34 @@ def generate(args) -> int:
     return 0
 
 
+def spark_run(args) -> int:
+    """Run one continuous query on the Spark engine over a stream file; print reports as JSON Lines."""
+    from conformance import streams
+    from engines.contract import RunRequest, Unsupported
+    from engines.jsonl import report_line
+    from engines.spark import SparkEngine
+    from oracle.model import WindowSpec
+
+    path = Path(args.stream)
+    fmt = args.format or ("csrbench" if path.is_dir() else {".nq": "nquads", ".trig": "trig"}.get(path.suffix, "yabench"))
+    try:
+        stream = streams.csrbench(path) if fmt == "csrbench" else streams.READERS[fmt](path)
+    except streams.StreamInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    query = Path(args.query).read_text(encoding="utf-8")
+    window = WindowSpec(parse_duration(args.range), parse_duration(args.slide))
+    engine = SparkEngine(mode=args.mode, master=args.master, t0=args.t0)
+    request = RunRequest("cli", stream, query, query, window, args.r2s, args.stream_iri)
+    try:
+        for report in engine.run(request):
+            print(report_line(report))
+    except Unsupported as exc:
+        print(f"error: unsupported: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def engines(args) -> int:
     for name, target in sorted(adapters.available().items()):
         print(f"{name:24} {target}")
@@ -130,6 +158,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-first-at-zero", action="store_true",
                    help="do not stamp the very first observation 0 (YABench 1.1 does)")
     p.set_defaults(func=generate)
+
+    p = sub.add_parser("spark", help="the Spark engine as a plain tool")
+    spark_sub = p.add_subparsers(dest="spark_command", required=True)
+    p = spark_sub.add_parser("run", help="run a query over a stream file, print reports as JSON Lines")
+    p.add_argument("--query", required=True, help="file with the R2R SPARQL query")
+    p.add_argument("--stream", required=True, help="N-Quads, TriG, YABench lines, or a CSRBench directory")
+    p.add_argument("--format", choices=["nquads", "trig", "yabench", "csrbench"], default=None)
+    p.add_argument("--range", required=True)
+    p.add_argument("--slide", required=True)
+    p.add_argument("--r2s", choices=["rstream", "istream", "dstream"], default="rstream")
+    p.add_argument("--t0", type=int, default=0)
+    p.add_argument("--mode", choices=["replay", "streaming"], default="replay")
+    p.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
+    p.add_argument("--stream-iri", default="http://example.org/stream")
+    p.set_defaults(func=spark_run)
 
     p = sub.add_parser("engines", help="list the engines --engine accepts")
     p.set_defaults(func=engines)

@@ -45,3 +45,19 @@ def test_streaming_mode_is_not_there_yet_and_says_so():
     streaming = SparkEngine(mode="streaming")
     result = run_case(CASES["edges.border"], streaming, streaming.info())
     assert result.verdict == "UNSUPPORTED" and "streaming mode is not implemented" in result.reason
+
+
+def test_spark_run_prints_json_lines(tmp_path, capsys):
+    from conformance import cli
+    from engines.jsonl import parse_line
+
+    stream = tmp_path / "s.nq"
+    assert cli.main(["generate", "yabench", "--stations", "5", "--duration", "10s", "--output", str(stream)]) == 0
+    query = tmp_path / "q.rq"
+    query.write_text("PREFIX om: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>\n"
+                     "SELECT (COUNT(?v) AS ?n) WHERE { ?d om:floatValue ?v }")
+    capsys.readouterr()
+    assert cli.main(["spark", "run", "--query", str(query), "--stream", str(stream), "--range", "5s", "--slide", "5s"]) == 0
+    reports = [parse_line(line) for line in capsys.readouterr().out.splitlines()]
+    # 5 stations, one observation a second each: 25 in each 5 s window
+    assert [(r.window, int(r.solutions[0]["n"])) for r in reports][:2] == [((0, 5000), 25), ((5000, 10000), 25)]

@@ -24,6 +24,7 @@ def session(master: str = "local[2]"):
                 SparkSession.builder.master(master)
                 .appName("rspconf-spark-engine")
                 .config("spark.ui.enabled", "false")
+                .config("spark.ui.showConsoleProgress", "false")
                 .config("spark.sql.shuffle.partitions", "2")
                 .config("spark.default.parallelism", "2")
                 .config("spark.sql.session.timeZone", "UTC")

@@ -1,0 +1,58 @@
+"""The kit's JSON Lines output format: one report per line, terms as in SPARQL 1.1 JSON results.
+
+``{"window": [o, c], "tau": c, "solutions": [{"var": {"type": "uri", "value": "…"}}, …]}``; an ASK
+report has ``"boolean": true|false`` instead of solutions.  ``rspconf spark run`` writes it; replay
+manifests read it.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rdflib import BNode, Literal, URIRef
+
+from oracle.model import ObservedReport
+
+
+def term_json(term) -> dict:
+    if isinstance(term, URIRef):
+        return {"type": "uri", "value": str(term)}
+    if isinstance(term, BNode):
+        return {"type": "bnode", "value": str(term)}
+    out = {"type": "literal", "value": str(term)}
+    if isinstance(term, Literal) and term.language:
+        out["xml:lang"] = term.language
+    elif isinstance(term, Literal) and term.datatype:
+        out["datatype"] = str(term.datatype)
+    return out
+
+
+def json_term(obj: dict):
+    kind = obj.get("type")
+    if kind == "uri":
+        return URIRef(obj["value"])
+    if kind == "bnode":
+        return BNode(obj["value"])
+    if kind in ("literal", "typed-literal"):
+        if obj.get("xml:lang"):
+            return Literal(obj["value"], lang=obj["xml:lang"])
+        return Literal(obj["value"], datatype=URIRef(obj["datatype"]) if obj.get("datatype") else None)
+    raise ValueError(f"unknown term type {kind!r} in {obj}")
+
+
+def report_line(report: ObservedReport) -> str:
+    out: dict = {"window": list(report.window) if report.window else None, "tau": report.tau}
+    if isinstance(report.solutions, bool):
+        out["boolean"] = report.solutions
+    else:
+        out["solutions"] = [{k: term_json(v) for k, v in sorted(row.items())} for row in report.solutions]
+    return json.dumps(out, sort_keys=True)
+
+
+def parse_line(line: str) -> ObservedReport:
+    data = json.loads(line)
+    window = tuple(data["window"]) if data.get("window") else None
+    if "boolean" in data:
+        return ObservedReport(bool(data["boolean"]), tau=data.get("tau"), window=window)
+    rows = [{k: json_term(v) for k, v in row.items()} for row in data.get("solutions", [])]
+    return ObservedReport(rows, tau=data.get("tau"), window=window)
