@@ -171,3 +171,21 @@ def test_admissible_profile_variants_are_searched():
     either = ProfileSpace.of(CSPARQL, empty=(True, False))
     assert check(stream, TEN, ROOMS, fixed, cqels_output).verdict == "FAIL"
     assert check(stream, TEN, ROOMS, either, cqels_output).verdict == "PASS"
+
+
+def test_periodic_report_on_a_time_driven_clock():
+    stream = triple_stream((1, "a", "p", "o"), (4, "b", "p", "o"), (12, "c", "p", "o"))
+    out = run(stream, ALL, Profile(report=set(), periodic=5, tick="time-driven"), 0)
+    # at 5 the active window [0,10) holds a and b; at 10 it has closed and [10,20) holds nothing yet
+    assert [(tau, o, [s for s, _ in sols]) for tau, o, sols in out] == [(5, 0, ["a", "b"]), (10, 10, [])]
+
+
+def test_batch_driven_tick_adds_whole_batches():
+    from oracle.model import Element, Stream
+    el = lambda t, s, b: Element(t, ((iri(s), iri("p"), iri("o")),), batch=b)  # noqa: E731
+    stream = Stream((el(1, "a", 1), el(3, "b", 1), el(12, "c", 2), el(14, "d", 2)))
+    batch = run(stream, ALL, Profile(report={"content-change"}, tick="batch-driven"), 0)
+    per_ts = run(stream, ALL, Profile(report={"content-change"}, tick="tuple-driven"), 0)
+    assert [(tau, [s for s, _ in sols]) for tau, _, sols in batch] == [(3, ["a", "b"]), (14, ["c", "d"])]
+    assert [(tau, [s for s, _ in sols]) for tau, _, sols in per_ts] == [
+        (1, ["a"]), (3, ["a", "b"]), (12, ["c"]), (14, ["c", "d"])]
