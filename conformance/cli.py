@@ -112,17 +112,20 @@ def spark_run(args) -> int:
 
     path = Path(args.stream)
     fmt = args.format or ("csrbench" if path.is_dir() else {".nq": "nquads", ".trig": "trig"}.get(path.suffix, "yabench"))
-    try:
-        stream = streams.csrbench(path) if fmt == "csrbench" else streams.READERS[fmt](path)
-    except streams.StreamInputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     query = Path(args.query).read_text(encoding="utf-8")
     window = WindowSpec(parse_duration(args.range), parse_duration(args.slide))
     engine = SparkEngine(mode=args.mode, master=args.master, t0=args.t0)
-    request = RunRequest("cli", stream, query, query, window, args.r2s, args.stream_iri)
     try:
-        for report in engine.run(request):
+        if fmt in ("yabench", "nquads") and args.mode == "replay":
+            reports = engine.run_file(str(path), fmt, query, window, args.r2s)  # parsed by Spark
+        else:
+            try:
+                stream = streams.csrbench(path) if fmt == "csrbench" else streams.READERS[fmt](path)
+            except streams.StreamInputError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
+            reports = engine.run(RunRequest("cli", stream, query, query, window, args.r2s, args.stream_iri))
+        for report in reports:
             print(report_line(report))
     except Unsupported as exc:
         print(f"error: unsupported: {exc}", file=sys.stderr)

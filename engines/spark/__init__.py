@@ -57,7 +57,18 @@ class SparkEngine:
         from engines.spark.replay import replay
 
         algebra = prepareQuery(request.r2r).algebra
-        form, windows, rows = replay(request, algebra, self.t0, self.master)
+        return self.reports(request.r2s, *replay(request, algebra, self.t0, self.master))
+
+    def run_file(self, path: str, fmt: str, r2r: str, window, r2s: str) -> list[ObservedReport]:
+        """Replay a stream file that Spark reads itself (``yabench`` lines or ``nquads``)."""
+        from engines.spark.replay import replay_file
+
+        algebra = prepareQuery(r2r).algebra
+        return self.reports(r2s, *replay_file(path, fmt, window, algebra, self.t0, self.master))
+
+    @staticmethod
+    def reports(operator: str, form: str, windows, rows) -> list[ObservedReport]:
+        """Per window, in order: parse the terms, apply R2S, stamp with the window and its close time."""
         reports = []
         previous: list = []
         for k, (opening, closing) in enumerate(windows):
@@ -66,7 +77,7 @@ class SparkEngine:
             if form == "ASK":
                 out = bool(current)
             else:
-                out = r2s.apply(request.r2s, current, previous)
+                out = r2s.apply(operator, current, previous)
             previous = current
             reports.append(ObservedReport(out, tau=closing, window=(opening, closing)))
         return reports
