@@ -7,6 +7,8 @@ from collections import defaultdict
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StringType, StructField, StructType
+from rdflib import URIRef
+from rdflib.plugins.sparql.parserutils import CompValue
 
 from engines.contract import RunRequest
 from engines.spark import ingest
@@ -30,8 +32,30 @@ def window_instances(window, t0: int, last: int | None) -> list[tuple[int, int]]
     return out
 
 
+def predicates(node, found: set) -> bool:
+    """Collect the constant predicates of the query's triple patterns; False if some predicate is a
+    variable or a path (then every triple may match)."""
+    if isinstance(node, CompValue):
+        if node.name == "BGP":
+            for _, p, _ in node.triples:
+                if not isinstance(p, URIRef):
+                    return False
+                found.add(p.n3())
+        return all(predicates(v, found) for v in node.values())
+    if isinstance(node, (list, tuple)):
+        return all(predicates(v, found) for v in node)
+    return True
+
+
 def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: int, last: int | None, algebra):
-    """(query form, window borders, {k: [row as {var: N-Triples term}]}) for triples (s, p, o, t)."""
+    """(query form, window borders, {k: [row as {var: N-Triples term}]}) for triples (s, p, o, t).
+
+    Triples whose predicate no pattern mentions are dropped before windowing (they cannot match)."""
+    wanted: set = set()
+    if predicates(algebra, wanted):
+        triples = triples.where(F.col("p").isin(sorted(wanted)))
+        if static is not None:
+            static = static.where(F.col("p").isin(sorted(wanted)))
     windows = window_instances(window, t0, last)
     rng, slide = window.range, window.slide
     # window k holds t iff t0 + k·β ≤ t < t0 + k·β + ω
