@@ -15,7 +15,7 @@ import pytest
 
 from conformance import adapters, datapaths, expectations, report
 from conformance.cases import CaseFileError, load_corpus
-from conformance.harness import failure_text, run_case
+from conformance.harness import run_case
 
 KEY = "rspconf"
 
@@ -44,6 +44,17 @@ class Session:
         self.info = None
         self.options = adapters.parse_options(config.getoption("engine_option"))
         self.results: dict[str, dict] = {}
+        self._known: dict | None = None
+
+    def known(self) -> dict:
+        """The engine's expectations file, read once per process."""
+        if self._known is None:
+            _, info = self.engine()
+            try:
+                self._known = expectations.load(info.expectations)
+            except expectations.ExpectationsError as exc:
+                raise pytest.UsageError(str(exc)) from None
+        return self._known
 
     def engine(self):
         if self.adapter is None:
@@ -79,11 +90,7 @@ def pytest_generate_tests(metafunc):
         raise pytest.UsageError(f"invalid case file: {exc}") from None
     if config.getoption("--smoke"):
         cases = [c for c in cases if c.smoke]
-    _, info = session.engine()
-    try:
-        known = expectations.load(info.expectations)
-    except expectations.ExpectationsError as exc:
-        raise pytest.UsageError(str(exc)) from None
+    known = session.known()
     params = []
     for case in cases:
         marks = []
@@ -103,7 +110,7 @@ def rspconf_outcome(request, rspconf_case):
     result = run_case(rspconf_case, adapter, info, timeout=config.getoption("case_timeout"),
                       gracious=not config.getoption("no_gracious"))
     data = result.to_json()
-    known = expectations.load(info.expectations).get(rspconf_case.id)
+    known = session.known().get(rspconf_case.id)
     data["expected_verdict"] = known["verdict"] if known else None
     data["expectation_reason"] = known["reason"] if known else None
     request.node.user_properties.append((KEY, json.dumps(data)))

@@ -184,7 +184,7 @@ def trig(path: Path, static: Path | None = None) -> Stream:
         if p in (TIME, GENERATED_AT):
             line = next((ln for ln, n in positions if n == s), 0)
             times[s] = (_time_value(o, f"{path}"), line)
-    for line, name in positions:
+    for _, name in positions:
         if name not in graphs:
             graphs[name] = list(ds.graph(name))
             order.append(name)

@@ -1,7 +1,7 @@
 """The oracle against values worked out by hand (seed 002 Figures 1–2, YABench Fig. 5, edge cases)."""
 
 import pytest
-from rdflib import BNode, Literal, URIRef
+from rdflib import BNode, Literal
 from rdflib.namespace import XSD
 
 from oracle.expected import output
