@@ -112,7 +112,7 @@ def main() -> int:
             print(f"{count:>10} {name:<15} {elapsed:>8.1f} {count / elapsed:>16,.0f} {estimate:>16.1f} "
                   f"{estimate / elapsed:>6.1f}x {vm_hwm(jvm_pid):>11} {vm_hwm(os.getpid()):>10}"
                   f"   ({len(reports)} windows)", flush=True)
-    print("streaming mode: not implemented yet (no sustained rate to report)")
+    print("streaming mode: sustained rate not benchmarked yet")
     return 0
 
 

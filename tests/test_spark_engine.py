@@ -41,10 +41,12 @@ def test_unsupported_constructs_are_refused_by_name(engine):
     assert run_case(CASES["edges.construct"], engine, engine.info()).verdict == "UNSUPPORTED"
 
 
-def test_streaming_mode_is_not_there_yet_and_says_so():
+@pytest.mark.parametrize("case_id", ["seed002.fig1", "edges.aggregates-empty", "edges.static-join",
+                                     "edges.r2s-consecutive[r2s=istream]"])
+def test_streaming_mode_gives_the_same_answers(case_id):
     streaming = SparkEngine(mode="streaming")
-    result = run_case(CASES["edges.border"], streaming, streaming.info())
-    assert result.verdict == "UNSUPPORTED" and "streaming mode is not implemented" in result.reason
+    result = run_case(CASES[case_id], streaming, streaming.info(), timeout=600)
+    assert result.verdict == "PASS", result.reason
 
 
 def test_spark_run_prints_json_lines(tmp_path, capsys):

@@ -17,10 +17,11 @@ TIME_PREDICATE = "<https://w3id.org/rspconf#time>"
 NUMBER = r'^"(-?[0-9]+)"'
 
 
-def _terms(spark, path: str) -> DataFrame:
-    """Terms of every statement line.  Fast path: a line whose terms hold no space splits on spaces
-    (what generators write); any other line goes through the full N-Triples term regex."""
-    lines = spark.read.text(path).where(~F.col("value").rlike(r"^\s*(#.*)?$"))
+def terms(lines: DataFrame) -> DataFrame:
+    """Terms of every statement line of a DataFrame of text lines (column ``value``).  Fast path: a
+    line whose terms hold no space splits on spaces (what generators write); any other line goes
+    through the full N-Triples term regex."""
+    lines = lines.where(~F.col("value").rlike(r"^\s*(#.*)?$"))
     parts = F.split(F.trim(F.col("value")), " ")
     n = F.size(parts)
     simple = ((n == 4) | (n == 5)) & (F.element_at(parts, -1) == ".") & ~F.col("value").contains("\\")
@@ -32,13 +33,19 @@ def _terms(spark, path: str) -> DataFrame:
         F.when(simple & (n == 5), parts[3]).when(simple, F.lit("")).otherwise(regex[3]).alias("g"))
 
 
+def parse(lines: DataFrame) -> DataFrame:
+    """(s, p, o, t) from YABench lines ``<s> <p> <o> "T" .`` (a batch or a whole file)."""
+    return terms(lines).where(F.col("s") != "").select(
+        "s", "p", "o", F.regexp_extract("g", NUMBER, 1).cast("long").alias("t"))
+
+
 def read(spark, path: str, fmt: str) -> DataFrame:
-    terms = _terms(spark, path).where(F.col("s") != "")
     if fmt == "yabench":
-        return terms.select("s", "p", "o", F.regexp_extract("g", NUMBER, 1).cast("long").alias("t"))
+        return parse(spark.read.text(path))
     if fmt == "nquads":
-        times = (terms.where((F.col("g") == "") & (F.col("p") == TIME_PREDICATE))
+        statements = terms(spark.read.text(path)).where(F.col("s") != "")
+        times = (statements.where((F.col("g") == "") & (F.col("p") == TIME_PREDICATE))
                  .select(F.col("s").alias("g"), F.regexp_extract("o", NUMBER, 1).cast("long").alias("t")))
-        quads = terms.where(F.col("g") != "")
+        quads = statements.where(F.col("g") != "")
         return quads.join(times, on="g").select("s", "p", "o", "t")
     raise ValueError(f"the Spark reader takes yabench or nquads files, not {fmt}")

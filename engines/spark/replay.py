@@ -47,8 +47,10 @@ def predicates(node, found: set) -> bool:
     return True
 
 
-def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: int, last: int | None, algebra):
-    """(query form, window borders, {k: [row as {var: N-Triples term}]}) for triples (s, p, o, t).
+def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: int, last: int | None, algebra,
+             only: list[int] | None = None):
+    """(query form, window borders, {k: [row as {var: N-Triples term}]}) for triples (s, p, o, t),
+    for every window instance or ``only`` the given ones.
 
     Triples whose predicate no pattern mentions are dropped before windowing (they cannot match)."""
     wanted: set = set()
@@ -64,7 +66,11 @@ def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: in
     windowed = (triples.where(kmax >= kmin)
                 .select("s", "p", "o", F.explode(F.sequence(kmin, kmax)).alias(K))
                 .where(F.col(K) < len(windows)))
-    instances = spark.range(len(windows)).withColumnRenamed("id", K)
+    if only is None:
+        instances = spark.range(len(windows)).withColumnRenamed("id", K)
+    else:
+        windowed = windowed.where(F.col(K).isin(only))
+        instances = spark.createDataFrame([(k,) for k in only], [K])
     if static is not None:
         windowed = windowed.unionByName(static.crossJoin(instances).select("s", "p", "o", K))
     form, result, names = compile_query(algebra, windowed, instances)
