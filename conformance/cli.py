@@ -105,6 +105,8 @@ def generate(args) -> int:
 def spark_run(args) -> int:
     """Run one continuous query on the Spark engine over a stream file; print reports as JSON Lines."""
     from conformance import streams
+    from engines.continuous import QuerySyntaxError
+    from engines.continuous import parse as parse_continuous
     from engines.contract import RunRequest, Unsupported
     from engines.jsonl import report_line
     from engines.spark import SparkEngine
@@ -112,19 +114,32 @@ def spark_run(args) -> int:
 
     path = Path(args.stream)
     fmt = args.format or ("csrbench" if path.is_dir() else {".nq": "nquads", ".trig": "trig"}.get(path.suffix, "yabench"))
-    query = Path(args.query).read_text(encoding="utf-8")
-    window = WindowSpec(parse_duration(args.range), parse_duration(args.slide))
+    text = Path(args.query).read_text(encoding="utf-8")
+    try:
+        continuous = parse_continuous(text)  # RSP-QL or C-SPARQL text carries its own window and R2S
+    except QuerySyntaxError as exc:
+        print(f"error: {args.query}: {exc}", file=sys.stderr)
+        return 2
+    query = continuous.r2r
+    if args.range and args.slide:
+        window = WindowSpec(parse_duration(args.range), parse_duration(args.slide))
+    elif continuous.window is not None:
+        window = continuous.window
+    else:
+        print("error: give --range and --slide, or a C-SPARQL/RSP-QL query with a window", file=sys.stderr)
+        return 2
+    r2s = args.r2s or continuous.r2s
     engine = SparkEngine(mode=args.mode, master=args.master, t0=args.t0)
     try:
         if fmt in ("yabench", "nquads") and args.mode == "replay":
-            reports = engine.run_file(str(path), fmt, query, window, args.r2s)  # parsed by Spark
+            reports = engine.run_file(str(path), fmt, query, window, r2s)  # parsed by Spark
         else:
             try:
                 stream = streams.csrbench(path) if fmt == "csrbench" else streams.READERS[fmt](path)
             except streams.StreamInputError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 2
-            reports = engine.run(RunRequest("cli", stream, query, query, window, args.r2s, args.stream_iri))
+            reports = engine.run(RunRequest("cli", stream, query, text, window, r2s, args.stream_iri))
         for report in reports:
             print(report_line(report))
     except Unsupported as exc:
@@ -165,12 +180,13 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("spark", help="the Spark engine as a plain tool")
     spark_sub = p.add_subparsers(dest="spark_command", required=True)
     p = spark_sub.add_parser("run", help="run a query over a stream file, print reports as JSON Lines")
-    p.add_argument("--query", required=True, help="file with the R2R SPARQL query")
+    p.add_argument("--query", required=True,
+                   help="file with the R2R SPARQL query, or a C-SPARQL / RSP-QL query (its window and R2S apply)")
     p.add_argument("--stream", required=True, help="N-Quads, TriG, YABench lines, or a CSRBench directory")
     p.add_argument("--format", choices=["nquads", "trig", "yabench", "csrbench"], default=None)
-    p.add_argument("--range", required=True)
-    p.add_argument("--slide", required=True)
-    p.add_argument("--r2s", choices=["rstream", "istream", "dstream"], default="rstream")
+    p.add_argument("--range", default=None, help="window range (default: the query's)")
+    p.add_argument("--slide", default=None, help="window slide (default: the query's)")
+    p.add_argument("--r2s", choices=["rstream", "istream", "dstream"], default=None, help="default: the query's, else rstream")
     p.add_argument("--t0", type=int, default=0)
     p.add_argument("--mode", choices=["replay", "streaming"], default="replay")
     p.add_argument("--master", default="local[2]", help="Spark master (default local[2])")

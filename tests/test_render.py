@@ -26,3 +26,27 @@ def test_rspql_names_the_window_and_the_r2s():
 
 def test_sparql_is_the_query_itself():
     assert render("sparql", Q, "http://s", WindowSpec(1, 1), "rstream") == Q
+
+
+def test_continuous_queries_read_back_into_the_neutral_form():
+    from rdflib.plugins.sparql import prepareQuery
+
+    from engines.continuous import parse
+
+    window = WindowSpec(5000, 1000)
+    query = 'PREFIX ex: <http://ex.org/>\nSELECT ?room WHERE { ex:m1 ex:at ?room . FILTER(?room != "{x}") } ORDER BY ?room'
+    for dialect, r2s in (("csparql", "rstream"), ("rspql", "istream"), ("rspql", "dstream")):
+        q = parse(render(dialect, query, "http://s", window, r2s))
+        assert (q.stream_iri, q.window, q.r2s, q.dialect) == ("http://s", window, r2s, dialect)
+        assert prepareQuery(q.r2r).algebra.PV == prepareQuery(query).algebra.PV
+        assert " ".join(q.r2r.split()) == " ".join(query.replace("WHERE {", "WHERE { ").replace(") }", ") }").split())
+    assert parse("SELECT * WHERE { ?s ?p ?o }").window is None
+
+
+def test_rsp_js_style_rspql_with_fractional_seconds():
+    from engines.continuous import parse
+
+    q = parse("PREFIX : <http://e/>\nREGISTER RStream <out> AS SELECT * FROM NAMED WINDOW :w ON STREAM <http://s>"
+              " [RANGE PT0.5S STEP PT0.1S] WHERE { WINDOW :w { ?s ?p ?o } }")
+    assert q.window == WindowSpec(500, 100) and q.r2s == "rstream"
+    assert "WINDOW" not in q.r2r and "?s ?p ?o" in q.r2r

@@ -63,3 +63,22 @@ def test_spark_run_prints_json_lines(tmp_path, capsys):
     reports = [parse_line(line) for line in capsys.readouterr().out.splitlines()]
     # 5 stations, one observation a second each: 25 in each 5 s window
     assert [(r.window, int(r.solutions[0]["n"])) for r in reports][:2] == [((0, 5000), 25), ((5000, 10000), 25)]
+
+
+def test_spark_run_takes_rspql_text(tmp_path, capsys):
+    from conformance import cli
+    from engines.jsonl import parse_line
+
+    stream = tmp_path / "s.txt"
+    assert cli.main(["generate", "yabench", "--stations", "5", "--duration", "10s", "--format", "yabench",
+                     "--output", str(stream)]) == 0
+    query = tmp_path / "q.rq"
+    query.write_text("PREFIX om: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>\n"
+                     "REGISTER ISTREAM <q> AS SELECT (COUNT(?v) AS ?n)\n"
+                     "FROM NAMED WINDOW <w> ON <http://s> [RANGE PT5S STEP PT5S]\n"
+                     "WHERE { WINDOW <w> { ?d om:floatValue ?v } }")
+    capsys.readouterr()
+    assert cli.main(["spark", "run", "--query", str(query), "--stream", str(stream)]) == 0
+    reports = [parse_line(line) for line in capsys.readouterr().out.splitlines()]
+    # Istream: 25 observations in each 5 s window, so the second relation equals the first: nothing new
+    assert [(r.window, [int(row["n"]) for row in r.solutions]) for r in reports][:2] == [((0, 5000), [25]), ((5000, 10000), [])]
