@@ -251,7 +251,7 @@ def load_stream(spec: dict, base: Path, data_root: Path | None, case_id: str = "
             raise CaseFileError(f"{case_id}: stream file {path} does not exist")
     else:
         raise CaseFileError(f"{case_id}: the stream names no source (elements, file, data or generator)")
-    fmt = spec.get("format") or ("csrbench" if path.is_dir() else {".nq": "nquads", ".trig": "trig"}.get(path.suffix, "yabench"))
+    fmt = spec.get("format") or streams.guess_format(path)
     if fmt == "csrbench":
         return streams.csrbench(path, parse_duration(spec.get("interval", 1000)), bool(spec.get("event_graphs", False)), static)
     return streams.READERS[fmt](path, static)

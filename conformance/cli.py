@@ -113,7 +113,7 @@ def spark_run(args) -> int:
     from oracle.model import WindowSpec
 
     path = Path(args.stream)
-    fmt = args.format or ("csrbench" if path.is_dir() else {".nq": "nquads", ".trig": "trig"}.get(path.suffix, "yabench"))
+    fmt = args.format or streams.guess_format(path)
     text = Path(args.query).read_text(encoding="utf-8")
     try:
         continuous = parse_continuous(text)  # RSP-QL or C-SPARQL text carries its own window and R2S

@@ -213,3 +213,8 @@ def yabench(path: Path, static: Path | None = None) -> Stream:
 
 
 READERS = {"nquads": nquads, "trig": trig, "yabench": yabench}
+
+
+def guess_format(path: Path) -> str:
+    """A directory is CSRBench's layout; .nq N-Quads; .trig TriG; anything else YABench lines."""
+    return "csrbench" if path.is_dir() else {".nq": "nquads", ".trig": "trig"}.get(path.suffix, "yabench")

@@ -128,17 +128,27 @@ def _take(sols: Solutions, budget: Counter) -> list[dict]:
     return out
 
 
+def _expected_key(how: str):
+    return (lambda r: (r.opening, r.closing)) if how == "window" else (lambda r: r.tau)
+
+
+def _pending(actual: list[ObservedReport], how: str) -> dict[Any, list[int]]:
+    """Engine report positions by the key they align on (declared window or report time)."""
+    pending: dict[Any, list[int]] = defaultdict(list)
+    for j, a in enumerate(actual):
+        key = (tuple(a.window) if a.window is not None else None) if how == "window" else a.tau
+        pending[key].append(j)
+    return pending
+
+
 def align(expected: list[Report], actual: list[ObservedReport], how: str) -> list[tuple[Report | None, ObservedReport | None]]:
     """Pair oracle and engine reports by declared window, by report time, or by position."""
     if how == "order":
         n = max(len(expected), len(actual))
         return [(expected[i] if i < len(expected) else None, actual[i] if i < len(actual) else None)
                 for i in range(n)]
-    key_e = (lambda r: (r.opening, r.closing)) if how == "window" else (lambda r: r.tau)
-    key_a = (lambda r: tuple(r.window) if r.window is not None else None) if how == "window" else (lambda r: r.tau)
-    pending: dict[Any, list[int]] = defaultdict(list)
-    for j, a in enumerate(actual):
-        pending[key_a(a)].append(j)
+    key_e = _expected_key(how)
+    pending = _pending(actual, how)
     pairs: list[tuple[Report | None, ObservedReport | None]] = []
     used = set()
     for e in expected:
@@ -155,13 +165,18 @@ def align(expected: list[Report], actual: list[ObservedReport], how: str) -> lis
     return pairs
 
 
-def compare(expected: list[Report], actual: list[ObservedReport], how: str, form: str) -> list[WindowResult]:
+def compare(expected: list[Report], actual: list[ObservedReport], how: str, form: str,
+            sols: list[Solutions] | None = None) -> list[WindowResult]:
+    """Per-window results; ``sols`` are the engine reports' solutions if the caller converted them."""
+    converted = {id(a): s for a, s in zip(actual, sols)} if sols is not None else {}
     results = []
     for e, a in align(expected, actual, how):
         if a is None:
             results.append(WindowResult(MISSING, e, None, None, None, 0.0, list(e.solutions.rows)))
             continue
-        a_sol = observed_solutions(a, form)
+        a_sol = converted.get(id(a))
+        if a_sol is None:
+            a_sol = observed_solutions(a, form)
         if e is None:
             results.append(WindowResult(EXTRA, None, a, a_sol, 0.0, None, [], list(a_sol.rows)))
             continue
@@ -205,17 +220,15 @@ def _exact(expected_reports, actual: list[ObservedReport], sols: list[Solutions]
     """Whether the lazily generated expected reports match the engine's exactly; stops at the first
     difference, so a wrong candidate costs only the R2R evaluations up to its first wrong report."""
     used = [False] * len(actual)
-    index: dict[Any, list[int]] = defaultdict(list)
-    if how != "order":
-        for j, a in enumerate(actual):
-            index[(tuple(a.window) if a.window is not None else None) if how == "window" else a.tau].append(j)
+    index = _pending(actual, how) if how != "order" else {}
+    key_e = _expected_key(how)
     position = 0
     for e in expected_reports:
         if how == "order":
             j = position if position < len(actual) else None
             position += 1
         else:
-            queue = index.get((e.opening, e.closing) if how == "window" else e.tau)
+            queue = index.get(key_e(e))
             j = queue.pop(0) if queue else None
         if j is None:
             return False
@@ -255,12 +268,12 @@ def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSp
     if first_exact is not None:
         variant, t0, cls = first_exact
         best = Explanation(variant.with_t0(t0), t0, cls,
-                           compare(output(stream, window, variant, t0, query), actual, how, query.form))
+                           compare(output(stream, window, variant, t0, query), actual, how, query.form, sols))
         return CaseVerdict("PASS", best, explaining, len(candidates), how)
     best = None
     for variant, t0, cls in candidates:
         exp = Explanation(variant.with_t0(t0), t0, cls,
-                          compare(output(stream, window, variant, t0, query), actual, how, query.form))
+                          compare(output(stream, window, variant, t0, query), actual, how, query.form, sols))
         if best is None or exp.mean_f1 > best.mean_f1 + 1e-12:
             best = exp
     assert best is not None
