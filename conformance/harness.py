@@ -52,11 +52,12 @@ class EngineTimeout(Exception):
     pass
 
 
-def call_with_timeout(fn, timeout: float):
+def call_with_timeout(fn, timeout: float, on_timeout=None):
     """Run ``fn()`` in a daemon thread; raise EngineTimeout after ``timeout`` seconds.
 
-    An in-process adapter that hangs cannot be killed from Python; the thread is abandoned (it is a
-    daemon, so it never keeps the process alive) and the run goes on.  Subprocess adapters are killed.
+    An in-process adapter that hangs cannot be killed from Python: ``on_timeout`` (the adapter's
+    optional ``cancel()``) is asked to stop it, then the thread is abandoned (it is a daemon, so it never
+    keeps the process alive) and the run goes on.  Subprocess adapters are killed.
     """
     box: dict[str, Any] = {}
 
@@ -71,6 +72,11 @@ def call_with_timeout(fn, timeout: float):
     thread.start()
     thread.join(timeout)
     if thread.is_alive():
+        if on_timeout is not None:
+            try:
+                on_timeout()
+            except Exception:  # noqa: BLE001 - a failing cancel must not hide the timeout
+                pass
         raise EngineTimeout(f"no answer within {timeout:g} s")
     if "error" in box:
         exc = box["error"]
@@ -142,7 +148,7 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     except ValueError as exc:
         return done("ERROR", f"harness: cannot render the query for dialect {info.dialect}: {exc}", str(exc))
     try:
-        reports = call_with_timeout(lambda: adapter.run(request), timeout)
+        reports = call_with_timeout(lambda: adapter.run(request), timeout, getattr(adapter, "cancel", None))
     except EngineTimeout as exc:
         return done("TIMEOUT", f"engine: {exc}")
     except Unsupported as exc:

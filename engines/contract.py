@@ -7,7 +7,8 @@ An adapter is any object with
   each report (``alignment``: ``window`` if it declares window borders, ``time`` if its report times
   are application times, ``order`` otherwise) and an optional expectations file;
 - ``run(request: RunRequest) -> list[ObservedReport]``: every report it produced, in order;
-- optionally ``close()``.
+- optionally ``close()``, and ``cancel()``: called (from another thread) when a run passed its timeout,
+  so an in-process engine can stop its work instead of running on in an abandoned thread.
 
 A raised exception is an ERROR of the harness run, not a FAIL of the engine; a raised
 :class:`Unsupported` is UNSUPPORTED.

@@ -82,3 +82,45 @@ def test_spark_run_takes_rspql_text(tmp_path, capsys):
     reports = [parse_line(line) for line in capsys.readouterr().out.splitlines()]
     # Istream: 25 observations in each 5 s window, so the second relation equals the first: nothing new
     assert [(r.window, [int(row["n"]) for row in r.solutions]) for r in reports][:2] == [((0, 5000), [25]), ((5000, 10000), [])]
+
+
+def test_streaming_writes_one_file_per_report_interval(tmp_path):
+    """Elements between two window closes share a micro-batch: with closes at 5 s and 10 s, times
+    0,1,4.9 | 5,7 | 10,12 s give three files (worked out by hand), in time order."""
+    from engines.contract import RunRequest
+    from engines.spark.streaming import write_ticks
+    from oracle.model import Element, Stream, WindowSpec
+    from rdflib import Literal, URIRef
+
+    ex = "http://example.org/"
+    times = [0, 1000, 4999, 5000, 7000, 10000, 12000]
+    elements = [Element(t, ((URIRef(ex + f"s{t}"), URIRef(ex + "p"), Literal(t)),)) for t in times]
+    request = RunRequest("x", Stream(tuple(elements)), "", "", WindowSpec(5000, 5000), "rstream", ex + "s")
+    assert write_ticks(request, tmp_path, [5000, 10000]) == 3
+    files = sorted(tmp_path.iterdir())
+    stamps = [[int(line.rsplit('"', 2)[-2]) for line in f.read_text().splitlines()] for f in files]
+    assert [sorted(s) for s in stamps] == [[0, 1000, 4999], [5000, 7000], [10000, 12000]]
+
+
+def test_cancel_stops_a_streaming_run():
+    """The harness calls cancel() on timeout: the streaming query stops instead of running on."""
+    import threading
+    import time
+
+    from conformance.harness import EngineTimeout, call_with_timeout
+
+    from engines.spark.session import session
+
+    session().range(1).count()  # a started session: the timeout must hit the streaming, not the JVM start
+    case = CASES["yabench.e1-filter[stations=50]"]
+    streaming = SparkEngine(mode="streaming")
+    request = request_for(case, streaming.info(), case.load_stream())
+    before = {t.name for t in threading.enumerate()}
+    with pytest.raises(EngineTimeout):
+        call_with_timeout(lambda: streaming.run(request), 3.0, streaming.cancel)
+    deadline = time.monotonic() + 6  # the whole run takes ~15 s; a cancelled one stops within a batch
+    while time.monotonic() < deadline and any(
+            t.name == "rspconf-engine-call" and t.name not in before for t in threading.enumerate()):
+        time.sleep(0.5)
+    assert not [t for t in threading.enumerate() if t.name == "rspconf-engine-call"], "the run kept going"
+    assert not session().streams.active

@@ -19,6 +19,8 @@ Options (``--engine-option``): ``mode=replay|streaming``, ``master=local[2]``, `
 
 from __future__ import annotations
 
+import threading
+
 from rdflib.plugins.sparql import prepareQuery
 from rdflib.util import from_n3
 
@@ -46,6 +48,7 @@ class SparkEngine:
         except ImportError as exc:
             raise ValueError("pyspark is not installed: pip install -e '.[spark]'") from exc
         self.mode, self.master, self.t0 = mode, master, int(t0)
+        self._cancel = threading.Event()
 
     def info(self) -> EngineInfo:
         import pyspark
@@ -56,13 +59,22 @@ class SparkEngine:
 
     def run(self, request: RunRequest) -> list[ObservedReport]:
         algebra = prepareQuery(request.r2r).algebra
+        self._cancel = threading.Event()
         if self.mode == "streaming":
             from engines.spark.streaming import stream
 
-            return self.reports(request.r2s, *stream(request, algebra, self.t0, self.master))
+            return self.reports(request.r2s, *stream(request, algebra, self.t0, self.master, self._cancel))
         from engines.spark.replay import replay
 
         return self.reports(request.r2s, *replay(request, algebra, self.t0, self.master))
+
+    def cancel(self) -> None:
+        """Called by the harness on timeout: stop the streaming query and the running Spark jobs."""
+        self._cancel.set()
+        from engines.spark import session as spark_session
+
+        if spark_session._SESSION is not None:
+            spark_session._SESSION.sparkContext.cancelAllJobs()
 
     def run_file(self, path: str, fmt: str, r2r: str, window, r2s: str) -> list[ObservedReport]:
         """Replay a stream file that Spark reads itself (``yabench`` lines or ``nquads``)."""

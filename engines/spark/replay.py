@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 from rdflib import URIRef
@@ -98,9 +98,17 @@ def replay(request: RunRequest, algebra, t0: int, master: str):
 def replay_file(path: str, fmt: str, window, algebra, t0: int, master: str):
     """Replay a stream file read by Spark itself (see :mod:`engines.spark.ingest`)."""
     spark = session(master)
-    triples = ingest.read(spark, path, fmt).cache()
-    last = triples.agg(F.max("t")).first()[0]
+    wanted: set = set()
+    observed = Observation("stream")
+    triples = ingest.read(spark, path, fmt).observe(observed, F.max("t").alias("last"))
+    if predicates(algebra, wanted):
+        triples = triples.where(F.col("p").isin(sorted(wanted)))
+    # one scan of the file: parse, keep the triples some pattern can match, cache them, and observe the
+    # last timestamp of the whole stream on the way (it decides which trailing windows are flushed)
+    triples = triples.cache()
     try:
+        triples.count()
+        last = observed.get["last"]
         return evaluate(spark, triples, None, window, t0, last, algebra)
     finally:
         triples.unpersist()

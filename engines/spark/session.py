@@ -29,6 +29,10 @@ def session(master: str = "local[2]"):
                 .config("spark.default.parallelism", "2")
                 .config("spark.sql.session.timeZone", "UTC")
                 .config("spark.sql.adaptive.enabled", "true")
+                # window-grouped pattern sides are tens of MB at 10^6 triples: hash-join them by
+                # broadcast instead of sort-merge (measured: join query 10.0 s → 6.8 s at 10^6)
+                .config("spark.sql.autoBroadcastJoinThreshold", str(128 << 20))
+                .config("spark.sql.adaptive.autoBroadcastJoinThreshold", str(128 << 20))
                 .config("spark.driver.memory", os.environ.get("RSPCONF_SPARK_DRIVER_MEMORY", "4g"))
                 .config("spark.sql.execution.arrow.pyspark.enabled", "false")
                 .getOrCreate()
