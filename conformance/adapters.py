@@ -2,7 +2,10 @@
 
 ``--engine NAME`` looks NAME up in the ``rspconf.engines`` entry-point group (and, when the kit runs
 from a source checkout that is not installed, in the built-in table below); ``--engine
-path/to/file.py:Class`` loads a class from a file.  Options ``key=value`` become keyword arguments.
+path/to/file.py:Class`` loads a class from a file; ``--engine replay:manifest.yaml`` reads recorded
+outputs (:mod:`engines.replay`); ``--engine 'cmd:command line'`` runs an engine process that speaks the
+JSON Lines protocol (:mod:`engines.command`, ``docs/protocol.md``).  Options ``key=value`` become
+keyword arguments.
 """
 
 from __future__ import annotations
@@ -64,6 +67,20 @@ def available() -> dict[str, str]:
 def load(spec: str, options: dict[str, str] | None = None):
     """Build the adapter named by ``spec`` with ``options``."""
     options = options or {}
+    if spec.startswith("replay:"):
+        from engines.replay import ManifestError, ReplayEngine
+
+        try:
+            return ReplayEngine(spec[len("replay:"):], **options)
+        except (ManifestError, TypeError) as exc:
+            raise EngineUnavailable(f"--engine {spec}: {exc}") from exc
+    if spec.startswith("cmd:"):
+        from engines.command import CommandEngine, ProtocolError
+
+        try:
+            return CommandEngine(spec[len("cmd:"):], **options)
+        except (ProtocolError, OSError, TypeError, ValueError) as exc:
+            raise EngineUnavailable(f"--engine {spec}: {exc}") from exc
     if ".py:" in spec:
         cls = _from_file(spec)
     else:

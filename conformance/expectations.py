@@ -8,7 +8,8 @@ link to the evidence::
       reason: reports "null" averages for windows with no match
       link: docs/csrbench-table2.md#q4
 
-The runner applies each as a strict xfail: a fixed engine shows up as an unexpected pass.
+An entry names a case by its full id or by its id without the parameter list (then it holds for every
+parameter combination).  The runner applies each as a strict xfail: a fixed engine shows up as an unexpected pass.
 """
 
 from __future__ import annotations
@@ -35,3 +36,8 @@ def load(path: Path | None) -> dict[str, dict]:
             raise ExpectationsError(f"{path}: entry {case_id!r} needs 'verdict' (one of {sorted(ALLOWED)}) "
                                     "and a 'reason'")
     return data
+
+
+def lookup(known: dict[str, dict], case_id: str) -> dict | None:
+    """The entry for a case: by its full id, else by its id without the parameter list."""
+    return known.get(case_id) or known.get(case_id.split("[", 1)[0])

@@ -94,8 +94,8 @@ def pytest_generate_tests(metafunc):
     params = []
     for case in cases:
         marks = []
-        if case.id in known:
-            entry = known[case.id]
+        entry = expectations.lookup(known, case.id)
+        if entry:
             marks.append(pytest.mark.xfail(strict=True, reason=f"known {entry['verdict']}: {entry['reason']}"))
         params.append(pytest.param(case, id=case.id, marks=marks))
     metafunc.parametrize("rspconf_case", params)
@@ -110,7 +110,7 @@ def rspconf_outcome(request, rspconf_case):
     result = run_case(rspconf_case, adapter, info, timeout=config.getoption("case_timeout"),
                       gracious=not config.getoption("no_gracious"))
     data = result.to_json()
-    known = session.known().get(rspconf_case.id)
+    known = expectations.lookup(session.known(), rspconf_case.id)
     data["expected_verdict"] = known["verdict"] if known else None
     data["expectation_reason"] = known["reason"] if known else None
     request.node.user_properties.append((KEY, json.dumps(data)))
@@ -136,7 +136,10 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_unconfigure(config):
-    if _ACTIVE and _ACTIVE[-1] is getattr(config, "_rspconf", None):
+    state = getattr(config, "_rspconf", None)
+    if state is not None and state.adapter is not None and hasattr(state.adapter, "close"):
+        state.adapter.close()  # e.g. stop a subprocess engine
+    if _ACTIVE and _ACTIVE[-1] is state:
         _ACTIVE.pop()
 
 

@@ -50,7 +50,11 @@ def report_line(report: ObservedReport) -> str:
 
 
 def parse_line(line: str) -> ObservedReport:
-    data = json.loads(line)
+    return parse_report(json.loads(line))
+
+
+def parse_report(data: dict) -> ObservedReport:
+    """One report object (a line of the format, or an item of a protocol run answer)."""
     window = tuple(data["window"]) if data.get("window") else None
     if "boolean" in data:
         return ObservedReport(bool(data["boolean"]), tau=data.get("tau"), window=window)

@@ -22,11 +22,12 @@ from bisect import bisect_right
 from itertools import groupby
 from pathlib import Path
 
+from pyspark.sql import Observation
 from pyspark.sql import functions as F
 
 from engines.contract import RunRequest
 from engines.spark import ingest
-from engines.spark.replay import SCHEMA, evaluate, window_instances
+from engines.spark.replay import SCHEMA, evaluate, predicates, window_instances
 from engines.spark.session import session
 
 
@@ -61,13 +62,25 @@ def stream(request: RunRequest, algebra, t0: int, master: str, cancel: threading
     """(query form, window borders, {k: rows}) computed micro-batch by micro-batch.
 
     ``cancel``, when set from another thread, stops the streaming query at the next batch."""
-    cancel = cancel or threading.Event()
     spark = session(master)
     last = request.stream.elements[-1].t if request.stream.elements else None
-    windows = window_instances(request.window, t0, last)
     static = None
     if request.stream.static:
         static = spark.createDataFrame([(s.n3(), p.n3(), o.n3(), 0) for s, p, o in request.stream.static], SCHEMA)
+    with tempfile.TemporaryDirectory(prefix="rspconf-ticks-") as folder:
+        closes = [c for _, c in window_instances(request.window, t0, last)]
+        write_ticks(request, Path(folder), closes)
+        return run_folder(spark, folder, request.window, algebra, t0, last, static, cancel)
+
+
+def run_folder(spark, folder: str, window, algebra, t0: int, last: int | None, static=None,
+               cancel: threading.Event | None = None):
+    """Stream the YABench-lines files of ``folder`` (in name order, one micro-batch each) through the
+    engine; ``last`` is the stream's last timestamp (it decides which trailing windows are flushed)."""
+    cancel = cancel or threading.Event()
+    windows = window_instances(window, t0, last)
+    wanted: set = set()
+    keep = sorted(wanted) if predicates(algebra, wanted) else None
     state = {"df": spark.createDataFrame([], SCHEMA), "next": 0, "form": "SELECT", "rows": {}}
 
     def report(upto: int) -> None:
@@ -75,7 +88,7 @@ def stream(request: RunRequest, algebra, t0: int, master: str, cancel: threading
         if upto <= state["next"]:
             return
         only = list(range(state["next"], upto))
-        form, _, rows = evaluate(spark, state["df"], static, request.window, t0, last, algebra, only=only)
+        form, _, rows = evaluate(spark, state["df"], static, window, t0, last, algebra, only=only)
         state["form"] = form
         state["rows"].update(rows)
         state["next"] = upto
@@ -86,25 +99,27 @@ def stream(request: RunRequest, algebra, t0: int, master: str, cancel: threading
     def on_batch(batch, batch_id):
         if cancel.is_set():
             raise Cancelled("the run was cancelled")
-        parsed = ingest.parse(batch).select("s", "p", "o", "t").localCheckpoint()
-        top = parsed.agg(F.max("t")).first()[0]
+        seen = Observation(f"batch-{batch_id}")
+        parsed = ingest.parse(batch).select("s", "p", "o", "t").observe(seen, F.max("t").alias("top"))
+        if keep is not None:  # the state holds only triples some pattern can match
+            parsed = parsed.where(F.col("p").isin(keep))
+        parsed = parsed.localCheckpoint()  # one job: parse, observe the batch's time, filter
+        top = seen.get["top"]
         state["df"] = state["df"].unionByName(parsed)
         if top is not None:
             closed = sum(1 for _, c in windows if c <= top)
             report(closed)
 
-    with tempfile.TemporaryDirectory(prefix="rspconf-ticks-") as folder:
-        write_ticks(request, Path(folder), [c for _, c in windows])
-        lines = (spark.readStream.format("text").option("maxFilesPerTrigger", 1)
-                 .option("latestFirst", "false").load(folder))
-        query = lines.writeStream.foreachBatch(on_batch).trigger(availableNow=True).start()
-        while not query.awaitTermination(0.5):
-            if cancel.is_set():
-                query.stop()
-                raise Cancelled("the run was cancelled (timeout)")
+    lines = (spark.readStream.format("text").option("maxFilesPerTrigger", 1)
+             .option("latestFirst", "false").load(folder))
+    query = lines.writeStream.foreachBatch(on_batch).trigger(availableNow=True).start()
+    while not query.awaitTermination(0.5):
         if cancel.is_set():
+            query.stop()
             raise Cancelled("the run was cancelled (timeout)")
-        if query.exception() is not None:
-            raise RuntimeError(f"the streaming query failed: {query.exception()}")
+    if cancel.is_set():
+        raise Cancelled("the run was cancelled (timeout)")
+    if query.exception() is not None:
+        raise RuntimeError(f"the streaming query failed: {query.exception()}")
     report(len(windows))  # end of stream: flush every started window
     return state["form"], windows, state["rows"]

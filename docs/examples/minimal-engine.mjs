@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// A complete, minimal rspconf engine in JavaScript, speaking protocol 1 (docs/protocol.md).
+// It answers SELECT queries with ONE triple pattern, on time-based windows with t0 = 0, each window
+// reporting at its close with its full content, Rstream, empty results reported, trailing windows
+// flushed at the end of the stream.  Anything else is refused as "unsupported".
+// Run it through the kit:  rspconf check-adapter "cmd:node docs/examples/minimal-engine.mjs"
+import { createInterface } from "node:readline";
+
+const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
+const TERM = /<[^>]*>|_:\S+|"(?:[^"\\]|\\.)*"(?:@[A-Za-z0-9-]+|\^\^<[^>]*>)?|\?\w+|[A-Za-z][\w-]*:[\w-]*|\ba\b/g;
+
+function toJson(term) { // an N-Triples term -> a SPARQL 1.1 JSON results term
+  if (term.startsWith("<")) return { type: "uri", value: term.slice(1, -1) };
+  if (term.startsWith("_:")) return { type: "bnode", value: term.slice(2) };
+  const m = term.match(/^"((?:[^"\\]|\\.)*)"(?:@([A-Za-z0-9-]+)|\^\^<([^>]*)>)?$/);
+  const value = JSON.parse(`"${m[1]}"`);
+  if (m[2]) return { type: "literal", value, "xml:lang": m[2] };
+  return m[3] ? { type: "literal", value, datatype: m[3] } : { type: "literal", value };
+}
+
+function parsePattern(r2r) { // "SELECT ?a ?b WHERE { s p o }" with PREFIX lines, or null
+  const prefixes = {};
+  for (const m of r2r.matchAll(/PREFIX\s+([\w-]*):\s*<([^>]*)>/gi)) prefixes[m[1]] = m[2];
+  const body = r2r.replace(/PREFIX\s+[\w-]*:\s*<[^>]*>/gi, "").trim();
+  const m = body.match(/^SELECT\s+((?:\?\w+\s*)+)WHERE\s*\{([^{}]*)\}\s*$/is);
+  if (!m) return null;
+  const terms = m[2].replace(/\s*\.\s*$/, "").match(TERM) || [];
+  if (terms.length !== 3) return null;
+  const expand = (t) => t === "a" ? "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+    : (t.startsWith("?") || t.startsWith("<") || t.startsWith('"')) ? t
+    : prefixes[t.split(":")[0]] !== undefined ? `<${prefixes[t.split(":")[0]]}${t.split(":").slice(1).join(":")}>` : null;
+  const pattern = terms.map(expand);
+  if (pattern.includes(null)) return null;
+  return { vars: m[1].trim().split(/\s+/).map((v) => v.slice(1)), pattern };
+}
+
+function run(msg) {
+  const query = parsePattern(msg.r2r);
+  if (!query) return { seq: msg.seq, unsupported: "only SELECT with one triple pattern" };
+  if (msg.r2s !== "rstream") return { seq: msg.seq, unsupported: `R2S ${msg.r2s}` };
+  const { range, slide } = msg.window;
+  const items = msg.elements.flatMap((e) => e.triples.map((line) => ({ t: e.t, terms: line.match(TERM).slice(0, 3) })));
+  const reports = [];
+  if (msg.elements.length) {
+    const last = msg.elements[msg.elements.length - 1].t;
+    for (let o = 0; o <= last; o += slide) {
+      const c = o + range, solutions = [];
+      for (const { t, terms } of items) {
+        if (t < o || t >= c) continue;
+        const binding = {};
+        const ok = query.pattern.every((p, i) => p.startsWith("?")
+          ? (binding[p.slice(1)] === undefined || binding[p.slice(1)] === terms[i]) && (binding[p.slice(1)] = terms[i])
+          : p === terms[i]);
+        if (ok) solutions.push(Object.fromEntries(query.vars.filter((v) => binding[v]).map((v) => [v, toJson(binding[v])])));
+      }
+      reports.push({ tau: c, window: [o, c], solutions });
+    }
+  }
+  return { seq: msg.seq, reports };
+}
+
+for await (const line of createInterface({ input: process.stdin })) {
+  if (!line.trim()) continue;
+  const msg = JSON.parse(line);
+  if (msg.cmd === "start") {
+    send({ protocol: 1, engine: { name: "minimal-js", version: "1", dialect: "sparql", alignment: "window",
+      capabilities: ["time-window", "sliding-window", "rstream", "empty-windows"],
+      profile: { t0: 0, report: ["window-close"], tick: "time-driven", grain: "multiple", empty: true,
+                 boundary: "[o,c)", close: ">=", end_of_stream: "flush" } } });
+  } else if (msg.cmd === "run") {
+    try { send(run(msg)); } catch (err) { send({ seq: msg.seq, error: String(err && err.stack || err) }); }
+  } else if (msg.cmd === "stop") {
+    process.exit(0);
+  }
+}

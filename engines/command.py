@@ -1,0 +1,240 @@
+"""Engines in any language, as processes speaking the JSON Lines protocol (``--engine 'cmd:…'``).
+
+The protocol (spec: ``docs/protocol.md``; schema: ``conformance/schema/protocol.schema.json``): one
+JSON object per line on the engine's stdin and stdout, a ``start`` request answered with the engine's
+info, one ``run`` request per case answered with its reports (or ``unsupported`` / ``error``), and a
+``stop``.  The harness owns time: a run that passes its timeout is cancelled by killing the process
+(TIMEOUT); a crash or a line on stdout that is not a valid protocol message is an ERROR carrying the
+tail of the engine's stderr; the next run starts a fresh process.  The command line is split with
+:func:`shlex.split` and run without a shell.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shlex
+import subprocess
+import threading
+from collections import deque
+from functools import lru_cache
+from pathlib import Path
+
+import jsonschema
+
+from engines import jsonl
+from engines.contract import EngineInfo, RunRequest, Unsupported
+from oracle.model import ObservedReport
+
+PROTOCOL = 1
+SCHEMA = Path(__file__).resolve().parent.parent / "conformance" / "schema" / "protocol.schema.json"
+START_TIMEOUT = 60.0
+_EOF = object()
+
+
+class ProtocolError(RuntimeError):
+    """The engine broke the protocol (or died); ``stderr_tail`` holds the end of its stderr."""
+
+    def __init__(self, message: str, stderr_tail: str = ""):
+        super().__init__(message)
+        self.stderr_tail = stderr_tail
+
+
+class EngineError(RuntimeError):
+    """The engine answered a run with an ``error`` message."""
+
+    def __init__(self, message: str, stderr_tail: str = ""):
+        super().__init__(message)
+        self.stderr_tail = stderr_tail
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    return json.loads(SCHEMA.read_text(encoding="utf-8"))
+
+
+def problems(message, kind: str) -> list[str]:
+    """Schema violations of one message of ``kind`` (a ``$defs`` name), as readable strings."""
+    definition = {"$ref": f"#/$defs/{kind}", "$defs": schema()["$defs"]}
+    out = []
+    for err in sorted(jsonschema.Draft202012Validator(definition).iter_errors(message), key=lambda e: list(e.path)):
+        where = "/".join(str(p) for p in err.path) or "(message)"
+        out.append(f"{where}: {err.message}")
+    return out
+
+
+def request_message(seq: int, request: RunRequest) -> dict:
+    """The ``run`` message for one case: elements as N-Triples lines, times in ms."""
+    def line(triple) -> str:
+        s, p, o = triple
+        return f"{s.n3()} {p.n3()} {o.n3()} ."
+
+    return {
+        "cmd": "run", "seq": seq, "case": request.case_id, "query": request.query_text, "r2r": request.r2r,
+        "stream_iri": request.stream_iri,
+        "window": {"range": request.window.range, "slide": request.window.slide}, "r2s": request.r2s,
+        "elements": [{"t": e.t, "triples": [line(t) for t in e.triples]} for e in request.stream.elements],
+        "static": [line(t) for t in request.stream.static],
+    }
+
+
+def reports_from(message: dict) -> list[ObservedReport]:
+    return [jsonl.parse_report(r) for r in message["reports"]]
+
+
+class EngineProcess:
+    """One running engine process: a stdout reader thread feeding a queue, a stderr ring buffer."""
+
+    def __init__(self, argv: list[str], cwd: str | None = None):
+        env = dict(os.environ)
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, encoding="utf-8", bufsize=1, cwd=cwd, env=env)
+        self.lines: queue.Queue = queue.Queue()
+        self.stderr: deque[str] = deque(maxlen=200)
+        self.read = 0
+        threading.Thread(target=self._pump_stdout, daemon=True, name="rspconf-cmd-stdout").start()
+        threading.Thread(target=self._pump_stderr, daemon=True, name="rspconf-cmd-stderr").start()
+
+    def _pump_stdout(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(_EOF)
+
+    def _pump_stderr(self) -> None:
+        for line in self.proc.stderr:
+            self.stderr.append(line)
+
+    def tail(self) -> str:
+        return "".join(self.stderr)[-4000:]
+
+    def send(self, message: dict) -> None:
+        try:
+            self.proc.stdin.write(json.dumps(message) + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError) as exc:
+            raise ProtocolError(f"cannot write to the engine's stdin ({exc}); it exited with code "
+                                f"{self.proc.poll()}", self.tail()) from None
+
+    def receive(self, timeout: float | None, expected: str) -> dict:
+        """The next stdout line as a JSON object (blank lines are skipped)."""
+        while True:
+            try:
+                line = self.lines.get(timeout=timeout)
+            except queue.Empty:
+                raise ProtocolError(f"no {expected} message within {timeout:g} s", self.tail()) from None
+            if line is _EOF:
+                try:
+                    code = self.proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    code = None
+                raise ProtocolError(f"the engine closed its stdout (exit code {code}) instead of sending "
+                                    f"a {expected} message", self.tail())
+            self.read += 1
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ProtocolError(f"stdout line {self.read} is not JSON ({exc.msg}): {line[:200]!r} — "
+                                    "stdout is for protocol messages only; log to stderr", self.tail()) from None
+            if not isinstance(message, dict):
+                raise ProtocolError(f"stdout line {self.read} is JSON but not an object: {line[:200]!r}",
+                                    self.tail())
+            return message
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def stop(self, grace: float = 5.0) -> int | None:
+        """Ask the engine to stop; kill it after ``grace`` seconds.  Its exit code (None if killed)."""
+        if self.proc.poll() is not None:
+            return self.proc.returncode
+        try:
+            self.send({"cmd": "stop"})
+            self.proc.stdin.close()
+            return self.proc.wait(timeout=grace)
+        except (ProtocolError, OSError, subprocess.TimeoutExpired):
+            self.kill()
+            return None
+
+
+class CommandEngine:
+    """An adapter for an engine process (see the module docstring)."""
+
+    def __init__(self, command: str, cwd: str | None = None, start_timeout: float | str = START_TIMEOUT,
+                 expectations: str | None = None):
+        self.argv = shlex.split(command)
+        self.expectations = Path(expectations) if expectations else None
+        if not self.argv:
+            raise ValueError("cmd: needs a command line, e.g. cmd:'node engine.js'")
+        self.cwd = cwd
+        self.start_timeout = float(start_timeout)
+        self.process: EngineProcess | None = None
+        self._info: EngineInfo | None = None
+        self.seq = 0
+        self._lock = threading.Lock()
+
+    # -- process life -----------------------------------------------------------------------------
+    def _started(self) -> EngineProcess:
+        if self.process is not None and self.process.proc.poll() is None:
+            return self.process
+        try:
+            process = EngineProcess(self.argv, self.cwd)
+        except FileNotFoundError:
+            raise ProtocolError(f"cannot start {self.argv[0]!r}: no such program (is it installed and on PATH?)") from None
+        process.send({"cmd": "start", "protocol": PROTOCOL})
+        hello = process.receive(self.start_timeout, "start answer")
+        found = problems(hello, "started")
+        if found:
+            process.kill()
+            raise ProtocolError("the start answer breaks the protocol: " + "; ".join(found), process.tail())
+        if hello["protocol"] != PROTOCOL:
+            process.kill()
+            raise ProtocolError(f"the engine speaks protocol {hello['protocol']}, the kit {PROTOCOL}", process.tail())
+        e = hello["engine"]
+        self._info = EngineInfo(name=e["name"], version=e["version"], dialect=e["dialect"],
+                                capabilities=frozenset(e["capabilities"]), profile=e["profile"],
+                                alignment=e.get("alignment", "order"),
+                                expectations=self.expectations,
+                                extra={"command": self.argv})
+        self.process = process
+        return process
+
+    def info(self) -> EngineInfo:
+        with self._lock:
+            self._started()
+        return self._info
+
+    def run(self, request: RunRequest) -> list[ObservedReport]:
+        with self._lock:
+            process = self._started()
+            self.seq += 1
+            seq = self.seq
+        process.send(request_message(seq, request))
+        answer = process.receive(None, "run answer")
+        found = problems(answer, "answer")
+        if found:
+            raise ProtocolError("the run answer breaks the protocol: " + "; ".join(found[:5]), process.tail())
+        if answer["seq"] != seq:
+            raise ProtocolError(f"the run answer has seq {answer['seq']}, the request had {seq}", process.tail())
+        if "unsupported" in answer:
+            raise Unsupported(answer["unsupported"])
+        if "error" in answer:
+            raise EngineError(f"the engine reported an error: {answer['error']}", process.tail())
+        return reports_from(answer)
+
+    def cancel(self) -> None:
+        """Timeout: kill the process (the waiting run then fails; the next run starts a fresh one)."""
+        if self.process is not None:
+            self.process.kill()
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.stop()
+            self.process = None
