@@ -148,6 +148,14 @@ def spark_run(args) -> int:
     return 0
 
 
+def check_adapter(args) -> int:
+    from conformance.checkadapter import check
+
+    if args.data_root:
+        datapaths.set_data_root(args.data_root)
+    return check(args.engine, adapters.parse_options(args.engine_option), Path(args.cases), args.timeout, sys.stdout)
+
+
 def engines(args) -> int:
     for name, target in sorted(adapters.available().items()):
         print(f"{name:24} {target}")
@@ -192,6 +200,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
     p.add_argument("--stream-iri", default="http://example.org/stream")
     p.set_defaults(func=spark_run)
+
+    p = sub.add_parser("check-adapter", help="exercise an adapter on the smoke subset; say what it gets wrong")
+    p.add_argument("engine", help="as --engine: a name, path.py:Class, 'cmd:command line' or replay:manifest.yaml")
+    p.add_argument("--engine-option", action="append", default=[], help="key=value, as for pytest")
+    p.add_argument("--cases", default=str(datapaths.PROJECT / "cases"))
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per engine call (default 60)")
+    p.add_argument("--data-root", default=None)
+    p.set_defaults(func=check_adapter)
 
     p = sub.add_parser("engines", help="list the engines --engine accepts")
     p.set_defaults(func=engines)

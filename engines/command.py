@@ -188,7 +188,11 @@ class CommandEngine:
             process = EngineProcess(self.argv, self.cwd)
         except FileNotFoundError:
             raise ProtocolError(f"cannot start {self.argv[0]!r}: no such program (is it installed and on PATH?)") from None
-        process.send({"cmd": "start", "protocol": PROTOCOL})
+        try:
+            process.send({"cmd": "start", "protocol": PROTOCOL})
+        except ProtocolError:
+            process.receive(2.0, "start answer")  # it exited at once: say what it printed, if anything
+            raise
         hello = process.receive(self.start_timeout, "start answer")
         found = problems(hello, "started")
         if found:

@@ -1,0 +1,55 @@
+"""A protocol-1 engine with one behaviour per mode, for the harness's subprocess tests.
+
+Modes: ok (empty windows at t0 = 0, like the reference profile), garbage (prints a log line on stdout),
+crash (exits 3 on run), hang (never answers a run), unsupported, error, badinfo (start answer without
+a profile), wrongseq.
+"""
+
+import json
+import sys
+import time
+
+mode = sys.argv[1]
+PROFILE = {"t0": 0, "report": ["window-close"], "tick": "time-driven", "grain": "multiple", "empty": True,
+           "boundary": "[o,c)", "close": ">=", "end_of_stream": "flush"}
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["cmd"] == "start":
+        engine = {"name": f"fake-{mode}", "version": "0", "dialect": "sparql", "capabilities": ["time-window", "sliding-window", "empty-windows", "rstream"],
+                  "profile": PROFILE, "alignment": "window"}
+        if mode == "badinfo":
+            del engine["profile"]
+        send({"protocol": 1, "engine": engine})
+    elif msg["cmd"] == "run":
+        print(f"fake engine got case {msg['case']}", file=sys.stderr, flush=True)
+        if mode == "garbage":
+            print("INFO starting query evaluation", flush=True)
+        elif mode == "crash":
+            print("Exception in thread main: boom", file=sys.stderr, flush=True)
+            sys.exit(3)
+        elif mode == "hang":
+            time.sleep(3600)
+        elif mode == "unsupported":
+            send({"seq": msg["seq"], "unsupported": "no windows here"})
+        elif mode == "error":
+            send({"seq": msg["seq"], "error": "query did not parse"})
+        elif mode == "wrongseq":
+            send({"seq": msg["seq"] + 1, "reports": []})
+        else:
+            times = [e["t"] for e in msg["elements"]]
+            w = msg["window"]
+            reports = []
+            o = 0
+            while times and o <= times[-1]:
+                reports.append({"tau": o + w["range"], "window": [o, o + w["range"]], "solutions": []})
+                o += w["slide"]
+            send({"seq": msg["seq"], "reports": reports})
+    elif msg["cmd"] == "stop":
+        sys.exit(0)

@@ -1,0 +1,118 @@
+"""Engines as processes (protocol 1): verdicts for well-behaved, broken, hanging and refusing engines."""
+
+import shlex
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance import adapters
+from conformance.cases import load_corpus
+from conformance.harness import run_case
+from engines.command import CommandEngine, ProtocolError
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = {c.id: c for c in load_corpus(ROOT / "cases")}
+FAKE = Path(__file__).with_name("fake_engine.py")
+
+
+def fake(mode: str) -> CommandEngine:
+    return adapters.load(f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} {mode}")
+
+
+def run(engine, case_id="edges.empty-windows", timeout=30.0):
+    return run_case(CASES[case_id], engine, engine.info(), timeout=timeout)
+
+
+def test_the_minimal_javascript_engine_passes_single_pattern_cases():
+    if not shutil.which("node"):
+        pytest.skip("node is not installed")
+    engine = adapters.load(f"cmd:node {ROOT / 'docs/examples/minimal-engine.mjs'}")
+    try:
+        assert engine.info().name == "minimal-js"
+        for case_id in ("edges.border", "edges.gap", "edges.sliding-overlap"):
+            result = run(engine, case_id)
+            assert result.verdict == "PASS", (case_id, result.reason)
+        assert run(engine, "csrbench.q1[range=10s,slide=10s]").verdict in ("UNSUPPORTED", "SKIPPED")
+    finally:
+        engine.close()
+
+
+def test_an_engine_that_reports_empty_windows_is_judged_not_errored():
+    engine = fake("ok")
+    # edges.empty-windows has matches in some windows: empty reports FAIL (judged), not ERROR
+    result = run(engine)
+    assert result.verdict == "FAIL", result.reason
+    engine.close()
+    assert engine.process is None
+
+
+@pytest.mark.parametrize("mode, verdict, words", [
+    ("garbage", "ERROR", "stdout line 2 is not JSON"),
+    ("crash", "ERROR", "exit code 3"),
+    ("unsupported", "UNSUPPORTED", "no windows here"),
+    ("error", "ERROR", "query did not parse"),
+    ("wrongseq", "ERROR", "seq 2"),
+])
+def test_broken_engines_are_errors_with_their_stderr(mode, verdict, words):
+    engine = fake(mode)
+    result = run(engine)
+    assert result.verdict == verdict
+    assert words in result.reason
+    if verdict == "ERROR" and mode != "error":
+        assert "fake engine got case edges.empty-windows" in result.error  # stderr tail attached
+    engine.close()
+
+
+def test_a_crashed_engine_is_restarted_for_the_next_case():
+    engine = fake("crash")
+    first, second = run(engine), run(engine, "edges.border")
+    assert first.verdict == second.verdict == "ERROR"
+    assert "exit code 3" in second.reason  # a fresh process was started (and crashed again)
+    engine.close()
+
+
+def test_a_hanging_engine_is_a_timeout_and_is_killed():
+    engine = fake("hang")
+    started = time.monotonic()
+    result = run(engine, timeout=2.0)
+    assert result.verdict == "TIMEOUT"
+    assert time.monotonic() - started < 10
+    deadline = time.monotonic() + 5
+    while engine.process.proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert engine.process.proc.poll() is not None, "the hanging process was not killed"
+
+
+def test_a_start_answer_without_profile_names_the_field():
+    with pytest.raises(ProtocolError, match="engine: 'profile' is a required property"):
+        fake("badinfo").info()
+
+
+def test_the_command_line_is_not_run_by_a_shell(tmp_path):
+    marker = tmp_path / "made-by-a-shell"
+    engine = adapters.load(f"cmd:echo hello; touch {marker}")
+    with pytest.raises(ProtocolError, match="not JSON"):
+        engine.info()
+    assert not marker.exists()
+
+
+def test_a_missing_program_is_reported_as_unavailable():
+    with pytest.raises(ProtocolError, match="no such program"):
+        adapters.load("cmd:no-such-engine-binary --flag").info()
+
+
+def test_check_adapter_accepts_the_minimal_engine_and_pinpoints_a_broken_one(capsys):
+    from conformance import cli
+
+    if shutil.which("node"):
+        assert cli.main(["check-adapter", f"cmd:node {ROOT / 'docs/examples/minimal-engine.mjs'}"]) == 0
+        assert "adapter OK" in capsys.readouterr().out
+    code = cli.main(["check-adapter", f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} garbage"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "is not JSON" in out and "log to stderr" in out and "edges.border: ERROR" in out
+    code = cli.main(["check-adapter", f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} badinfo"])
+    assert code == 1 and "'profile' is a required property" in capsys.readouterr().out
