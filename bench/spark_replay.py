@@ -57,8 +57,10 @@ def stream_file(triples: int) -> tuple[Path, int]:
     if not path.exists():
         CACHE.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
-        with open(path, "w", encoding="utf-8") as out:
+        partial = path.with_suffix(".partial")
+        with open(partial, "w", encoding="utf-8") as out:
             write("yabench", "yabench", out, stations=stations, interval=1000, duration=30000, seed=1430236906)
+        partial.rename(path)  # an interrupted generation never passes for a whole stream
         print(f"  generated {path.name} in {time.perf_counter() - started:.0f} s", flush=True)
     with open(path, "rb") as fh:
         count = sum(1 for _ in fh)

@@ -112,11 +112,18 @@ def window_json(i: int, w) -> dict:
     return out
 
 
+def declared_r2s(info: EngineInfo) -> str | None:
+    """An engine that implements a single R2S operator declares it in its profile (CQELS: Istream);
+    it is then judged under that operator, and the verdict says so.  Otherwise the case's R2S holds."""
+    value = info.profile.get("r2s")
+    return value if isinstance(value, str) else None
+
+
 def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True):
     """The oracle's verdict on an engine's reports for a case, diagnosed when it fails."""
     query = R2R(case.r2r, stream)
     fixed = dict(case.fixed)
-    fixed.setdefault("r2s", case.r2s)
+    fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
     space = profiles.space(info.profile, fixed, case.vary)
     verdict = check(stream, case.window, query, space, reports, how=info.alignment)
     if verdict.verdict == "FAIL":
@@ -174,7 +181,11 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     result.matched = best.matched
     result.mean_precision = round(best.mean("precision"), 6)
     result.mean_recall = round(best.mean("recall"), 6)
-    return done(verdict.verdict, reason(verdict))
+    why = reason(verdict)
+    own = declared_r2s(info)
+    if own and own != case.r2s:
+        why = f"[judged under the engine's declared R2S {own}; the case asks {case.r2s}] {why}"
+    return done(verdict.verdict, why)
 
 
 def failure_text(result: CaseResult, limit: int = 6) -> str:
