@@ -70,6 +70,10 @@ def load(spec: str, options: dict[str, str] | None = None):
     if spec.startswith("replay:"):
         from engines.replay import ManifestError, ReplayEngine
 
+        from conformance import datapaths
+
+        root = datapaths.data_root()
+        options = {"data_root": str(root) if root else None, **options}
         try:
             return ReplayEngine(spec[len("replay:"):], **options)
         except (ManifestError, TypeError) as exc:

@@ -156,6 +156,12 @@ def check_adapter(args) -> int:
     return check(args.engine, adapters.parse_options(args.engine_option), Path(args.cases), args.timeout, sys.stdout)
 
 
+def reproduce(args) -> int:
+    from conformance import reproduce as table2
+
+    return table2.main(args)
+
+
 def engines(args) -> int:
     for name, target in sorted(adapters.available().items()):
         print(f"{name:24} {target}")
@@ -208,6 +214,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per engine call (default 60)")
     p.add_argument("--data-root", default=None)
     p.set_defaults(func=check_adapter)
+
+    p = sub.add_parser("reproduce", help="reproduce a published result: csrbench-table2")
+    p.add_argument("what", choices=["csrbench-table2"])
+    p.add_argument("--data-root", default=None, help="the folder holding csrbench/ (default: as for pytest)")
+    p.add_argument("--json", action="store_true", help="print the cells as JSON")
+    p.add_argument("--workers", type=int, default=2)
+    p.set_defaults(func=reproduce)
 
     p = sub.add_parser("engines", help="list the engines --engine accepts")
     p.set_defaults(func=engines)

@@ -43,6 +43,7 @@ class CaseResult:
     mean_recall: float | None = None
     seconds: float = 0.0
     error: str | None = None
+    findings: dict[str, int] | None = None  # failure patterns → windows (oracle/explain.py FINDINGS)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -181,6 +182,7 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     result.matched = best.matched
     result.mean_precision = round(best.mean("precision"), 6)
     result.mean_recall = round(best.mean("recall"), 6)
+    result.findings = dict(verdict.findings) or None
     why = reason(verdict)
     own = declared_r2s(info)
     if own and own != case.r2s:

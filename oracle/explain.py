@@ -9,6 +9,8 @@ For every window of the best explanation that is not an exact match, :func:`diag
 
 from __future__ import annotations
 
+from rdflib import Literal
+
 from oracle.gracious import reconstruct
 from oracle.provenance import Provenance
 from oracle.r2r import R2R
@@ -18,6 +20,23 @@ from oracle.verdict import EXTRA, MATCH, MISMATCH, MISSING, CaseVerdict, WindowR
 SHOWN = 5
 #: gracious mode costs up to a few dozen R2R evaluations per window: run it on the first wrong windows
 GRACIOUS_WINDOWS = 8
+# Failure patterns, in words; diagnose() counts the windows that show each (a window counts once per pattern).
+FINDINGS = {
+    "stale": "uses elements after they left the window",
+    "ahead": "uses elements before they entered the window",
+    "absent-value": "gives no value where the absence of matches does (an empty aggregate is 0, ASK false)",
+    "bad-literal": "reports literals that are no value (\"null\", ill-typed)",
+    "underived": "reports solutions that no stream element derives",
+    "borders": "has window borders unlike the explained ones (gracious mode)",
+    "missing-report": "has no report where the oracle has one",
+    "extra-report": "reports where the oracle has no report",
+}
+
+
+def _bad_literal(row: dict) -> bool:
+    """A null printed as a value ("null", "None") or a literal whose lexical form its datatype rejects."""
+    return any(isinstance(v, Literal) and (getattr(v, "ill_typed", False) or str(v) in ("null", "None"))
+               for v in row.values())
 
 
 def _span(report) -> str:
@@ -43,15 +62,19 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
     whole = (0, len(query.stream)) if len(query.stream) else (0, 0)
     previous = None
     graced = 0
+    found: dict[str, int] = {}
     for w in best.windows:
         if w.status == MATCH:
             previous = w.expected
             continue
+        kinds: set[str] = set()
         e = w.expected
         if w.status == MISSING:
+            kinds.add("missing-report")
             w.diagnostics.append(f"MISSING: the oracle reports window {_span(e)} at t={e.tau} "
                                  f"({len(e.solutions)} solutions) and the engine has no report for it")
         elif w.status == EXTRA:
+            kinds.add("extra-report")
             w.diagnostics.append(f"EXTRA: the engine reported {w.actual_size} solutions"
                                  f"{' at t=' + str(w.actual.tau) if w.actual.tau is not None else ''}"
                                  " where the oracle has no report")
@@ -64,14 +87,23 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
                     w.diagnostics.append(f"missing {show_solution(row)}, derived from the triples at {_times(ders)}"
                                          f", inside expected window {_span(e)}")
                 else:
+                    kinds.add("absent-value")
                     w.diagnostics.append(f"missing {show_solution(row)}, which no stream element derives in expected "
                                          f"window {_span(e)} (it comes from the absence of matches: an empty "
                                          "aggregate, a false ASK, an unbound OPTIONAL)")
             for row in w.extra[:SHOWN]:
                 ders = prov.derivations(row, whole)
+                if _bad_literal(row):
+                    kinds.add("bad-literal")
+                elif not ders:
+                    kinds.add("underived")
                 where = ""
                 if e is not None and ders:
                     inside = all(e.opening <= t < e.closing for d in ders for t in d.times)
+                    if not inside and all(any(t < e.opening for t in d.times) for d in ders):
+                        kinds.add("stale")
+                    elif not inside and all(any(t >= e.closing for t in d.times) for d in ders):
+                        kinds.add("ahead")
                     where = ", inside" if inside else ", outside"
                     where += f" expected window {_span(e)}"
                 near = (e.opening, e.closing) if e is not None else None
@@ -87,10 +119,19 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
                             prev_sol, reach=e.closing - e.opening)
             w.gracious = g.describe()
             if (g.opening, g.closing) != (e.opening, e.closing) and g.f1 > w.f1:
+                kinds.add("borders")
                 w.diagnostics.append(
                     f"the engine's window looks like [{g.opening}, {g.closing}) "
                     f"(gracious mode: precision {g.precision:.2f}, recall {g.recall:.2f}) instead of {_span(e)}")
         previous = e if e is not None else previous
+        for kind in kinds:
+            found[kind] = found.get(kind, 0) + 1
+    verdict.findings = {k: found[k] for k in FINDINGS if k in found}
+
+
+def findings_text(findings: dict[str, int]) -> str:
+    """The failure patterns in words: 'uses elements after they left the window (5 windows); …'."""
+    return "; ".join(f"{FINDINGS[k]} ({n} window{'s' if n != 1 else ''})" for k, n in findings.items())
 
 
 def diff(w: WindowResult) -> str:
@@ -112,4 +153,5 @@ def reason(verdict: CaseVerdict) -> str:
     summary = ", ".join(f"{n} {s.lower()}" for s, n in counts.items() if n)
     detail = first.diagnostics[0] if first.diagnostics else first.status
     where = f"window {_span(first.expected)}: " if first.expected is not None else ""
-    return f"best t0={best.t0}: {summary} of {len(best.windows)} reports; {where}{detail}"
+    pattern = f" — pattern: {findings_text(verdict.findings)}" if verdict.findings else ""
+    return f"best t0={best.t0}: {summary} of {len(best.windows)} reports{pattern}; first: {where}{detail}"

@@ -90,6 +90,7 @@ class CaseVerdict:
     explaining: list[tuple[dict, tuple[int, int]]]
     candidates: int
     alignment: str
+    findings: dict[str, int] = field(default_factory=dict)  # failure pattern → windows showing it (explain.py)
 
 
 def observed_solutions(report: ObservedReport, form: str) -> Solutions:
@@ -165,12 +166,53 @@ def align(expected: list[Report], actual: list[ObservedReport], how: str) -> lis
     return pairs
 
 
+ORDER_DP_LIMIT = 250_000  # expected × engine reports above which order alignment stays positional
+
+
+def align_order(expected: list[Report], actual: list[ObservedReport], sols: list[Solutions]):
+    """Order alignment that may skip reports: the monotone pairing with the most exactly equal pairs,
+    then the fewest skipped reports, then pairs as early as possible (Needleman–Wunsch).  One report
+    missing at the start then costs one window instead of shifting every later pair; without exact
+    pairs to gain it is the positional pairing.  Verdicts are those of positional alignment (an exact
+    explanation pairs every report); only the diagnosis of a failure improves."""
+    n, m = len(expected), len(actual)
+    if n * m > ORDER_DP_LIMIT:
+        return align(expected, actual, "order")
+    ek = [Counter(e.solutions.keys) for e in expected]
+    ak = [Counter(s.keys) for s in sols]
+    gap = 1.0 / (n + m + 1)  # all gaps together weigh less than one exact pair
+    score = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n, -1, -1):
+        for j in range(m, -1, -1):
+            if i == n or j == m:
+                score[i][j] = -gap * ((n - i) + (m - j))
+                continue
+            score[i][j] = max((ek[i] == ak[j]) + score[i + 1][j + 1], score[i + 1][j] - gap, score[i][j + 1] - gap)
+    pairs: list[tuple[Report | None, ObservedReport | None]] = []
+    i = j = 0
+    while i < n and j < m:
+        if (ek[i] == ak[j]) + score[i + 1][j + 1] >= score[i][j] - 1e-12:
+            pairs.append((expected[i], actual[j]))
+            i, j = i + 1, j + 1
+        elif score[i + 1][j] >= score[i][j + 1]:
+            pairs.append((expected[i], None))
+            i += 1
+        else:
+            pairs.append((None, actual[j]))
+            j += 1
+    pairs += [(e, None) for e in expected[i:]] + [(None, a) for a in actual[j:]]
+    return pairs
+
+
 def compare(expected: list[Report], actual: list[ObservedReport], how: str, form: str,
             sols: list[Solutions] | None = None) -> list[WindowResult]:
     """Per-window results; ``sols`` are the engine reports' solutions if the caller converted them."""
-    converted = {id(a): s for a, s in zip(actual, sols)} if sols is not None else {}
+    if sols is None:
+        sols = [observed_solutions(a, form) for a in actual]
+    converted = {id(a): s for a, s in zip(actual, sols)}
     results = []
-    for e, a in align(expected, actual, how):
+    pairs = align_order(expected, actual, sols) if how == "order" else align(expected, actual, how)
+    for e, a in pairs:
         if a is None:
             results.append(WindowResult(MISSING, e, None, None, None, 0.0, list(e.solutions.rows)))
             continue

@@ -52,4 +52,57 @@ def test_shifted_engine_window_is_explained_by_provenance_and_gracious_mode():
     assert any(d.startswith("missing {?sensor=C12, ?value=83}, derived from the triples at t=12, inside expected window [10, 20)")
                for d in second.diagnostics), second.diagnostics
     assert diff(second).splitlines() == ["- {?sensor=C12, ?value=83}", "+ {?sensor=C21, ?value=85}"]
-    assert reason(verdict).startswith("best t0=0: 2 mismatch, 1 missing of 3 reports; window [0, 10): extra {?sensor=C12")
+    text = reason(verdict)
+    assert text.startswith("best t0=0: 2 mismatch, 1 missing of 3 reports — pattern: ")
+    # C12 (t=12) in [0, 10) and C21 (t=21) in [10, 20): elements used before their window: 2 windows
+    assert "uses elements before they entered the window (2 windows)" in text
+    assert "has no report where the oracle has one (1 window)" in text
+    assert "uses elements after they left the window" not in text
+    assert "; first: window [0, 10): extra {?sensor=C12" in text
+
+
+def test_failure_patterns_name_stale_elements_absent_values_and_ill_typed_literals():
+    from rdflib import Literal
+    from rdflib.namespace import XSD
+
+    stream = sensor_stream()  # hot readings (> 80) at 5, 12, 15, 21
+    window = WindowSpec(10, 10)
+    query = R2R(HOT, stream)
+    # a late-purging engine: [10,20) still holds C5 (t=5), [20,30) still holds C12 and C15
+    engine = [ObservedReport([{"sensor": iri("C5"), "value": num(81)}]),
+              ObservedReport([{"sensor": iri(f"C{t}"), "value": num(v)} for t, v in ((5, 81), (12, 83), (15, 90))]),
+              ObservedReport([{"sensor": iri(f"C{t}"), "value": num(v)} for t, v in ((12, 83), (15, 90), (21, 85))]),
+              ObservedReport([])]
+    verdict = check(stream, window, query, ProfileSpace.of(Profile(t0=0, tick="time-driven", end_of_stream="flush")),
+                    engine)
+    diagnose(verdict, query)
+    # the two wrong windows also look like longer windows to gracious mode ([≤5, 20) and [≤12, 30))
+    assert verdict.findings == {"stale": 2, "borders": 2}
+    assert "uses elements after they left the window (2 windows)" in reason(verdict)
+
+    avg = R2R("SELECT (AVG(?value) AS ?avg) WHERE { ?obs <http://ex.org/procedure> ?sensor ; "
+              "<http://ex.org/result> [ <http://ex.org/value> ?value ] . FILTER(?value > 95) }", stream)
+    null = Literal("null", datatype=XSD.double)
+    # no reading above 95 anywhere: SPARQL 1.1 gives AVG = 0 in each of the 4 windows
+    engine = [ObservedReport([{"avg": null}])] * 3 + [ObservedReport([])]
+    verdict = check(stream, window, avg, ProfileSpace.of(Profile(t0=0, tick="time-driven", end_of_stream="flush")),
+                    engine)
+    diagnose(verdict, avg)
+    assert verdict.findings == {"absent-value": 4, "bad-literal": 3}
+    assert 'reports literals that are no value ("null", ill-typed) (3 windows)' in reason(verdict)
+
+
+def test_order_alignment_skips_a_missing_first_report_instead_of_shifting_every_pair():
+    stream = triple_stream(*((t, f"s{t}", "p", "o") for t in (0, 10, 20, 30)))
+    query = R2R("SELECT ?s WHERE { ?s <http://ex.org/p> <http://ex.org/o> }", stream)
+    # oracle: [0,10) {s0}, [10,20) {s10}, [20,30) {s20}, [30,40) {s30}; the engine skipped the first
+    # window and reported one more at the end
+    engine = [ObservedReport([{"s": iri(f"s{t}")}]) for t in (10, 20, 30, 99)]
+    profile = Profile(t0=0, tick="time-driven", end_of_stream="flush")
+    verdict = check(stream, WindowSpec(10, 10), query, ProfileSpace.of(profile), engine, how="order")
+    assert verdict.verdict == "FAIL"
+    assert [w.status for w in verdict.best.windows] == ["MISSING", "MATCH", "MATCH", "MATCH", "EXTRA"]
+    # with nothing exact to gain, pairs stay positional
+    engine = [ObservedReport([{"s": iri(f"x{t}")}]) for t in (10, 20, 30)]
+    verdict = check(stream, WindowSpec(10, 10), query, ProfileSpace.of(profile), engine, how="order")
+    assert [w.status for w in verdict.best.windows] == ["MISMATCH", "MISMATCH", "MISMATCH", "MISSING"]

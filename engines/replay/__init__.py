@@ -28,7 +28,6 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from conformance import datapaths
 from engines import jsonl
 from engines.contract import EngineInfo, RunRequest, Unsupported
 from oracle.model import ObservedReport
@@ -144,11 +143,11 @@ class ReplayEngine:
         if entry is None:
             raise Unsupported(f"no recording for {case_id} in {self.path.name}")
         if entry.startswith("data:"):
-            root = self.data_root or datapaths.data_root()
+            root = self.data_root
             if root is None:
                 raise RecordingError(f"{self.path}: {case_id} is recorded under the data root "
                                      f"({entry}), but no data root is set: pass --data-root or set "
-                                     f"{datapaths.ENV}")
+                                     "RSPCONF_DATA")
             file = root / entry[len("data:"):]
         else:
             file = self.path.parent / entry
