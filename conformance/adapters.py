@@ -18,6 +18,7 @@ from pathlib import Path
 BUILTIN = {
     "reference": "engines.reference:ReferenceEngine",
     "spark": "engines.spark:SparkEngine",
+    "rsp-js": "engines.rspjs:RspJsEngine",
     "testing-null": "engines.testing:NullEngine",
     "testing-shifted": "engines.testing:ShiftedEngine",
     "testing-late-purge": "engines.testing:LatePurgeEngine",

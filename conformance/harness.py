@@ -125,7 +125,7 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True):
     query = R2R(case.r2r, stream)
     fixed = dict(case.fixed)
     fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
-    space = profiles.space(info.profile, fixed, case.vary)
+    space = profiles.space(info.profile, fixed, case.vary, window=case.window, stream=stream)
     verdict = check(stream, case.window, query, space, reports, how=info.alignment)
     if verdict.verdict == "FAIL":
         diagnose(verdict, query, gracious=gracious)

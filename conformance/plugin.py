@@ -63,6 +63,10 @@ class Session:
                 self.info = self.adapter.info()
             except adapters.EngineUnavailable as exc:
                 raise pytest.UsageError(str(exc)) from None
+            except Exception as exc:  # noqa: BLE001 - an engine that cannot start is a usage problem
+                tail = getattr(exc, "stderr_tail", "")
+                raise pytest.UsageError(f"--engine {self.config.getoption('--engine')}: cannot start it: {exc}"
+                                        + (f"\n--- engine stderr (tail) ---\n{tail}" if tail else "")) from None
         return self.adapter, self.info
 
 

@@ -31,14 +31,46 @@ def _values(name: str, value: Any) -> tuple:
     return (value,)
 
 
-def space(declared: dict, fixed: dict | None = None, vary: dict | None = None) -> ProfileSpace:
-    """The ProfileSpace for an engine's declared profile under a case's fixed/vary semantics."""
+ALIGNED = "aligned"
+
+
+def aligned_t0(window, first: int) -> int:
+    """t0 of windows that close at multiples of the slide, [kβ − ω, kβ) (Esper, C-SPARQL, RSP4J, rsp-js):
+    the opening of the earliest such window that holds the stream's first element (it may be negative:
+    a partial first window)."""
+    r = (window.slide - window.range) % window.slide
+    k = -((-(first - window.range + 1 - r)) // window.slide)  # ceil
+    return k * window.slide + r
+
+
+def space(declared: dict, fixed: dict | None = None, vary: dict | None = None, window=None,
+          stream=None) -> ProfileSpace:
+    """The ProfileSpace for an engine's declared profile under a case's fixed/vary semantics.
+
+    ``t0: aligned`` (windows closing at multiples of the slide) becomes a number once the window and
+    the stream are known.  When the case lets t0 vary (``any``) and the engine declares a t0, the range
+    the oracle tries includes the declared one: a case that does not test t0 must not fail an engine
+    for the t0 it says it uses."""
     merged: dict[str, Any] = {}
     for source in (declared, fixed or {}, vary or {}):
         for name, value in source.items():
             if name not in NAMES:
                 raise ValueError(f"unknown profile parameter {name!r}; known: {', '.join(NAMES)}")
             merged[name] = value
+    own = declared.get("t0")
+    if own == ALIGNED or merged.get("t0") == ALIGNED:
+        if window is None or stream is None or not stream.elements:
+            own = 0 if own == ALIGNED else own  # validation only: any number will do
+        else:
+            own = aligned_t0(window, stream.elements[0].t)
+        if merged.get("t0") == ALIGNED:
+            merged["t0"] = own
+    if (merged.get("t0") == "any" and isinstance(own, int) and not isinstance(own, bool)
+            and merged.get("t0_range") is None and window is not None and stream is not None):
+        from oracle.t0 import default_range
+
+        lo, hi = default_range(stream, window)
+        merged["t0_range"] = [min(lo, own), max(hi, own)]
     choices = {name: _values(name, value) for name, value in merged.items()}
     single = {name: vals[0] for name, vals in choices.items() if len(vals) == 1}
     multi = {name: vals for name, vals in choices.items() if len(vals) > 1}
