@@ -148,3 +148,28 @@ def test_invalid_case_file_names_file_line_and_field(pytester):
     text = result.stderr.str() + result.stdout.str()
     assert "bad.yaml:13: field cases[0].query.window.range" in text
     assert "Traceback" not in text
+
+
+def test_aligned_t0_is_the_earliest_window_closing_at_a_multiple_of_the_slide():
+    from conformance.profiles import aligned_t0
+    from oracle.model import WindowSpec
+
+    # 5 s / 1 s windows close at 1 s, 2 s, ...: [-4000, 1000) is the first to hold t=0
+    assert aligned_t0(WindowSpec(5000, 1000), 0) == -4000
+    assert aligned_t0(WindowSpec(5000, 1000), 2500) == -2000  # [-2000, 3000) holds 2500; [-3000, 2000) not
+    assert aligned_t0(WindowSpec(10000, 10000), 0) == 0
+    assert aligned_t0(WindowSpec(5, 2), 0) == -3  # closes at 2: [-3, 2)
+
+
+def test_a_varying_t0_admits_the_engines_declared_one():
+    from conformance.profiles import space
+    from oracle.model import WindowSpec
+    from tests.streams import triple_stream
+
+    stream = triple_stream((0, "a", "p", "o"), (3000, "b", "p", "o"))
+    window = WindowSpec(5000, 1000)
+    # default range for t_first = 0: [0, 5000]; the engine says -4000 (aligned): both are tried
+    varied = space({"t0": "aligned"}, None, {"t0": "any"}, window=window, stream=stream)
+    assert dict(varied.choices)["t0_range"] == ((-4000, 5000),)
+    assert dict(space({"t0": "aligned"}, window=window, stream=stream).choices)["t0"] == (-4000,)
+    assert dict(space({"t0": "any"}, None, {"t0": "any"}, window=window, stream=stream).choices)["t0_range"] == (None,)
