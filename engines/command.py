@@ -17,6 +17,7 @@ import queue
 import shlex
 import subprocess
 import threading
+import time
 from collections import deque
 from functools import lru_cache
 from pathlib import Path
@@ -94,7 +95,8 @@ class EngineProcess:
         self.stderr: deque[str] = deque(maxlen=200)
         self.read = 0
         threading.Thread(target=self._pump_stdout, daemon=True, name="rspconf-cmd-stdout").start()
-        threading.Thread(target=self._pump_stderr, daemon=True, name="rspconf-cmd-stderr").start()
+        self._stderr_thread = threading.Thread(target=self._pump_stderr, daemon=True, name="rspconf-cmd-stderr")
+        self._stderr_thread.start()
 
     def _pump_stdout(self) -> None:
         for line in self.proc.stdout:
@@ -106,6 +108,17 @@ class EngineProcess:
             self.stderr.append(line)
 
     def tail(self) -> str:
+        """The end of the engine's stderr, once what it wrote before the failure has been read: all of
+        it if the process exited, else until it has been quiet for 50 ms (at most 0.5 s)."""
+        if self.proc.poll() is not None:
+            self._stderr_thread.join(timeout=1.0)
+        else:
+            seen = -1
+            for _ in range(10):
+                if len(self.stderr) == seen:
+                    break
+                seen = len(self.stderr)
+                time.sleep(0.05)
         return "".join(self.stderr)[-4000:]
 
     def send(self, message: dict) -> None:
