@@ -21,9 +21,9 @@ ENGINES = [("C-SPARQL", "csparql"), ("CQELS", "cqels"), ("SPARQLstream", "sparql
 QUERIES = [f"q{i}" for i in range(1, 8)]
 # Table 2 of CSRBench (seed 002, §6.3): the published verdicts on these recordings.
 PAPER = {
-    "csparql": dict(q1="pass", q2="pass", q3="pass", q4="pass", q5="fail", q6="pass", q7="pass"),
-    "cqels": dict(q1="pass", q2="pass", q3="pass", q4="fail", q5="pass", q6="fail", q7="fail"),
-    "sparqlstream": dict(q1="pass", q2="pass", q3="pass", q4="fail", q5="pass", q6="pass", q7="pass"),
+    "csparql": {"q1": "pass", "q2": "pass", "q3": "pass", "q4": "pass", "q5": "fail", "q6": "pass", "q7": "pass"},
+    "cqels": {"q1": "pass", "q2": "pass", "q3": "pass", "q4": "fail", "q5": "pass", "q6": "fail", "q7": "fail"},
+    "sparqlstream": {"q1": "pass", "q2": "pass", "q3": "pass", "q4": "fail", "q5": "pass", "q6": "pass", "q7": "pass"},
 }
 
 
@@ -111,8 +111,9 @@ def render(cells: list[dict]) -> str:
             agree += same
             row += f"{kit + ' / ' + c['paper'] + ('' if same else '  ≠'):<22}"
         lines.append(row)
-    lines += ["", f"agreement with the paper: {agree} of {len(cells)} cells (≠ marks a disagreement; "
-              "see docs/csrbench-table2.md)", ""]
+    summary = (f"agreement with the paper: {agree} of {len(cells)} cells (≠ marks a disagreement; "
+               "see docs/csrbench-table2.md)")
+    lines += ["", summary, ""]
     for name, key in ENGINES:
         for q in QUERIES:
             c = by[(key, q)]

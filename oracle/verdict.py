@@ -20,7 +20,14 @@ from rdflib import Literal
 
 from oracle import t0 as t0mod
 from oracle.expected import output, reports
-from oracle.model import ObservedReport, Profile, ProfileSpace, Report, Stream, WindowSpec
+from oracle.model import (
+    ObservedReport,
+    Profile,
+    ProfileSpace,
+    Report,
+    Stream,
+    WindowSpec,
+)
 from oracle.r2r import R2R, Solutions
 
 ALIGNMENTS = ("window", "time", "order")

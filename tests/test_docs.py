@@ -13,12 +13,12 @@ CASES = {c.id: c for c in load_corpus(ROOT / "cases")}
 
 
 def test_the_javascript_engine_in_the_page_is_the_example_file():
-    shown = re.findall(r"```javascript\n(.*?)```", DOC, re.S)[0]
+    shown = re.findall(r"```javascript\n(.*?)```", DOC, re.DOTALL)[0]
     assert shown == (ROOT / "docs" / "examples" / "minimal-engine.mjs").read_text(encoding="utf-8")
 
 
 def test_the_in_process_adapter_in_the_page_passes_and_refuses_as_described(tmp_path):
-    (tmp_path / "my_adapter.py").write_text(re.findall(r"```python\n(.*?)```", DOC, re.S)[0])
+    (tmp_path / "my_adapter.py").write_text(re.findall(r"```python\n(.*?)```", DOC, re.DOTALL)[0])
     engine = adapters.load(f"{tmp_path / 'my_adapter.py'}:MyEngine")
     info = engine.info()
     assert info.expectations == tmp_path / "my-expectations.yaml"
@@ -31,6 +31,6 @@ def test_the_in_process_adapter_in_the_page_passes_and_refuses_as_described(tmp_
 def test_the_manifest_in_the_page_is_valid(tmp_path):
     from engines.replay import ReplayEngine
 
-    shown = re.findall(r"```yaml\n(schema_version.*?)```", DOC, re.S)[0]
+    shown = re.findall(r"```yaml\n(schema_version.*?)```", DOC, re.DOTALL)[0]
     (tmp_path / "m.yaml").write_text(shown)
     assert ReplayEngine(str(tmp_path / "m.yaml")).info().name == "my-engine"
