@@ -135,7 +135,7 @@ async function run(msg) {
       send({ protocol: 1, engine: { name: "rsp-js", version, dialect: "rspql", alignment: "time",
         capabilities: ["time-window", "sliding-window", "filter", "aggregates", "group-by", "optional", "union",
           "rstream", "istream", "dstream", "event-graphs", "joins-across-time", "static-data", "empty-windows",
-          "subquery"],  // no ask/construct: rsp-js evaluates with Comunica's queryBindings only
+          "subquery", "order-by"],  // no ask/construct: rsp-js evaluates with Comunica's queryBindings only
         profile: PROFILE } });
     } else if (msg.cmd === "run") {
       try {

@@ -29,7 +29,7 @@ from engines.contract import EngineInfo, RunRequest, Unsupported
 from oracle.model import ObservedReport
 
 CAPABILITIES = frozenset({
-    "time-window", "sliding-window", "aggregates", "group-by", "filter", "optional", "union", "ask",
+    "time-window", "sliding-window", "aggregates", "group-by", "filter", "optional", "union", "ask", "order-by",
     "rstream", "istream", "dstream", "event-graphs", "static-data", "empty-windows", "joins-across-time",
     "large-stream",
 })

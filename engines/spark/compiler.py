@@ -5,7 +5,8 @@ Input: a DataFrame ``W(__k, s, p, o)`` — every triple once per window instance
 string column per projected variable (an N-Triples term, null when unbound).
 
 Supported: BGP, FILTER (comparisons, && || !, + - * /, BOUND, REGEX, STR, isIRI/isLiteral), OPTIONAL,
-UNION, BIND, GROUP BY with COUNT/SUM/AVG/MIN/MAX/SAMPLE, DISTINCT, projection, ASK.  Anything else raises
+UNION, BIND, GROUP BY with COUNT/SUM/AVG/MIN/MAX/SAMPLE, DISTINCT, ORDER BY with LIMIT/OFFSET (per
+window), projection, ASK.  Anything else raises
 :class:`~engines.contract.Unsupported` naming the construct, so the engine refuses rather than answers
 wrongly.  All term handling runs in Spark column expressions: no Python UDF.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from rdflib import BNode, Literal, URIRef, Variable
 from rdflib.namespace import XSD
@@ -23,6 +24,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from engines.contract import Unsupported
 
 K = "__k"
+RANK = "__rank"  # a solution's position in its window under ORDER BY
 NUMERIC = [str(x) for x in (XSD.integer, XSD.decimal, XSD.double, XSD.float, XSD.int, XSD.long, XSD.short,
                             XSD.byte, XSD.nonNegativeInteger, XSD.positiveInteger, XSD.negativeInteger,
                             XSD.nonPositiveInteger, XSD.unsignedInt, XSD.unsignedLong, XSD.unsignedShort,
@@ -196,12 +198,48 @@ class Compiler:
             df = self.pattern(node.p)
             cols = [F.col(K)] + [(F.col(col_name(v)) if col_name(v) in df.columns else F.lit(None).cast("string"))
                                  .alias(col_name(v)) for v in node.PV]
+            if RANK in df.columns:
+                cols.append(F.col(RANK))
             return df.select(*cols)
         if name in ("Distinct", "Reduced"):
-            return self.pattern(node.p).dropDuplicates()
+            df = self.pattern(node.p)
+            if RANK in df.columns:  # keep each distinct solution at its first position
+                others = [c for c in df.columns if c != RANK]
+                return df.groupBy(*others).agg(F.min(RANK).alias(RANK))
+            return df.dropDuplicates()
+        if name == "OrderBy":
+            return self.order_by(node)
+        if name == "Slice":
+            df = self.pattern(node.p)
+            if RANK not in df.columns:
+                raise Unsupported("LIMIT/OFFSET without ORDER BY (which solutions it keeps is not determined)")
+            df = df.withColumn(RANK, F.row_number().over(Window.partitionBy(K).orderBy(F.col(RANK))))
+            start = node.start or 0
+            df = df.where(F.col(RANK) > start)
+            if node.length is not None:
+                df = df.where(F.col(RANK) <= start + node.length)
+            return df
         if name == "AggregateJoin":
             return self.aggregate(node)
         raise Unsupported(f"the SPARQL construct {name}")
+
+    def order_by(self, node) -> DataFrame:
+        """Number the solutions of each window in SPARQL order (unbound < blank nodes < IRIs < literals;
+        numbers by value, other terms by their text), ties broken by every column, for determinism."""
+        df = self.pattern(node.p)
+        keys = []
+        for cond in node.expr:
+            if isinstance(cond, CompValue) and cond.name == "OrderCondition":
+                expr, descending = cond.expr, cond.order == "DESC"
+            else:
+                expr, descending = cond, False
+            term = as_term(self.expr(expr, df))
+            kind = (F.when(term.isNull(), 0).when(term.startswith("_:"), 1).when(term.startswith("<"), 2)
+                    .otherwise(3))
+            for c in (kind, number(term), F.coalesce(lexical(term), term)):
+                keys.append(c.desc_nulls_last() if descending else c.asc_nulls_first())
+        keys += [F.col(c).asc_nulls_first() for c in sorted(df.columns) if c != K]
+        return df.withColumn(RANK, F.row_number().over(Window.partitionBy(K).orderBy(*keys)))
 
     def join(self, a: DataFrame, b: DataFrame, how: str) -> DataFrame:
         shared = [c for c in a.columns if c in b.columns]

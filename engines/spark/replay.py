@@ -12,7 +12,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 
 from engines.contract import RunRequest
 from engines.spark import ingest
-from engines.spark.compiler import K, compile_query
+from engines.spark.compiler import K, RANK, compile_query
 from engines.spark.session import session
 
 SCHEMA = StructType([StructField("s", StringType()), StructField("p", StringType()),
@@ -76,9 +76,14 @@ def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: in
     form, result, names = compile_query(algebra, windowed, instances)
     columns = [F.col(f"v_{n}").alias(n) if f"v_{n}" in result.columns else F.lit(None).cast("string").alias(n)
                for n in names]
-    collected = result.select(F.col(K), *columns).collect()
+    ordered = RANK in result.columns
+    collected = result.select(F.col(K), *columns, *([F.col(RANK)] if ordered else [])).collect()
     by_window: dict[int, list[dict]] = defaultdict(list)
-    for row in sorted(collected, key=lambda r: (r[K], tuple(str(r[n]) for n in names))):
+    if ordered:  # ORDER BY: the solutions' positions
+        key = lambda r: (r[K], r[RANK])  # noqa: E731
+    else:  # a bag: any fixed order, for determinism
+        key = lambda r: (r[K], tuple(str(r[n]) for n in names))  # noqa: E731
+    for row in sorted(collected, key=key):
         by_window[row[K]].append({n: row[n] for n in names})
     return form, windows, by_window
 
