@@ -19,7 +19,6 @@ const os = require("node:os");
 // rsp-js's logger appends to ./logs/*.log: give it a private working folder
 process.chdir(fs.mkdtempSync(path.join(os.tmpdir(), "rspconf-rspjs-")));
 fs.mkdirSync("logs");
-const originalLog = console.log;
 for (const level of ["log", "info", "debug", "warn"]) console[level] = (...args) => console.error(...args);
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 
@@ -148,4 +147,3 @@ async function run(msg) {
     }
   }
 })();
-void originalLog;
