@@ -173,3 +173,29 @@ def test_a_varying_t0_admits_the_engines_declared_one():
     assert dict(varied.choices)["t0_range"] == ((-4000, 5000),)
     assert dict(space({"t0": "aligned"}, window=window, stream=stream).choices)["t0"] == (-4000,)
     assert dict(space({"t0": "any"}, None, {"t0": "any"}, window=window, stream=stream).choices)["t0_range"] == (None,)
+
+
+class IstreamOnlyEngine(ReferenceEngine):
+    """Always applies Istream, whatever the query asks (CQELS-like)."""
+
+    declares = False
+
+    def info(self):
+        info = super().info()
+        if not self.declares:
+            return info
+        return type(info)(**{**info.__dict__, "profile": {**info.profile, "r2s": "istream"}})
+
+    def r2s(self, operator, current, previous, kind):
+        return super().r2s("istream", current, previous, kind)
+
+
+def test_an_engine_with_one_declared_r2s_is_judged_under_it_and_the_verdict_says_so():
+    case = {c.id: c for c in load_corpus(ROOT / "cases")}["edges.r2s-consecutive[r2s=dstream]"]
+    silent = IstreamOnlyEngine()
+    assert run_case(case, silent, silent.info()).verdict == "FAIL"  # the case's Dstream is demanded
+    declared = IstreamOnlyEngine()
+    declared.declares = True
+    result = run_case(case, declared, declared.info())
+    assert result.verdict == "PASS"
+    assert result.reason.startswith("[judged under the engine's declared R2S istream; the case asks dstream]")
