@@ -1,4 +1,5 @@
-"""``rspconf``: the kit's command line (lint the corpus, generate streams, list engines).
+"""``rspconf``: the kit's command line (lint the corpus, generate streams, run the Spark engine, check an
+adapter, reproduce CSRBench's Table 2, list engines).
 
 The conformance run itself is pytest: ``pytest conformance/ --engine NAME``.
 """
@@ -165,6 +166,9 @@ def reproduce(args) -> int:
 def engines(args) -> int:
     for name, target in sorted(adapters.available().items()):
         print(f"{name:24} {target}")
+    print(f"{'cmd:<command line>':24} an engine process speaking the JSON Lines protocol (docs/protocol.md)")
+    print(f"{'replay:<manifest.yaml>':24} recorded outputs (engines/replay/, e.g. csrbench-2013/cqels.yaml)")
+    print(f"{'<file.py>:<Class>':24} an in-process adapter (docs/adding-an-engine.md)")
     return 0
 
 
