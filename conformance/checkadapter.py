@@ -14,6 +14,7 @@ from conformance import adapters, profiles
 from conformance.cases import load_corpus
 from conformance.harness import EngineTimeout, call_with_timeout, request_for, run_case
 from engines.contract import DIALECTS, Unsupported
+from oracle.verdict import ALIGNMENTS
 
 
 class Checklist:
@@ -50,8 +51,8 @@ def check(spec: str, options: dict, cases_root: Path, timeout: float, out) -> in
         c.ok(f"declared profile is valid: {info.profile}")
     except ValueError as exc:
         c.bad("declared profile", str(exc))
-    if info.alignment not in ("window", "time", "order"):
-        c.bad(f"alignment {info.alignment!r}", "use window, time or order")
+    if info.alignment not in ALIGNMENTS:
+        c.bad(f"alignment {info.alignment!r}", f"use {', '.join(ALIGNMENTS)}")
     cases = [case for case in load_corpus(cases_root) if case.smoke]
     print(f"smoke subset: {len(cases)} cases", file=out)
     request = None

@@ -38,6 +38,6 @@ def load(path: Path | None) -> dict[str, dict]:
     return data
 
 
-def lookup(known: dict[str, dict], case_id: str) -> dict | None:
+def lookup(known: dict[str, dict], case) -> dict | None:
     """The entry for a case: by its full id, else by its id without the parameter list."""
-    return known.get(case_id) or known.get(case_id.split("[", 1)[0])
+    return known.get(case.id) or known.get(case.base_id)

@@ -98,7 +98,7 @@ def pytest_generate_tests(metafunc):
     params = []
     for case in cases:
         marks = []
-        entry = expectations.lookup(known, case.id)
+        entry = expectations.lookup(known, case)
         if entry:
             marks.append(pytest.mark.xfail(strict=True, reason=f"known {entry['verdict']}: {entry['reason']}"))
         params.append(pytest.param(case, id=case.id, marks=marks))
@@ -114,7 +114,7 @@ def rspconf_outcome(request, rspconf_case):
     result = run_case(rspconf_case, adapter, info, timeout=config.getoption("case_timeout"),
                       gracious=not config.getoption("no_gracious"))
     data = result.to_json()
-    known = expectations.lookup(session.known(), rspconf_case.id)
+    known = expectations.lookup(session.known(), rspconf_case)
     data["expected_verdict"] = known["verdict"] if known else None
     data["expectation_reason"] = known["reason"] if known else None
     request.node.user_properties.append((KEY, json.dumps(data)))

@@ -43,6 +43,13 @@ def aligned_t0(window, first: int) -> int:
     return k * window.slide + r
 
 
+def _resolve(t0, window, stream):
+    """``aligned`` as a number (any number will do for validation, before a case is known)."""
+    if t0 != ALIGNED:
+        return t0
+    return aligned_t0(window, stream.elements[0].t) if window is not None and stream and stream.elements else 0
+
+
 def space(declared: dict, fixed: dict | None = None, vary: dict | None = None, window=None,
           stream=None) -> ProfileSpace:
     """The ProfileSpace for an engine's declared profile under a case's fixed/vary semantics.
@@ -57,15 +64,9 @@ def space(declared: dict, fixed: dict | None = None, vary: dict | None = None, w
             if name not in NAMES:
                 raise ValueError(f"unknown profile parameter {name!r}; known: {', '.join(NAMES)}")
             merged[name] = value
-    own = declared.get("t0")
-    if own == ALIGNED or merged.get("t0") == ALIGNED:
-        if window is None or stream is None or not stream.elements:
-            own = 0 if own == ALIGNED else own  # validation only: any number will do
-        else:
-            own = aligned_t0(window, stream.elements[0].t)
-        if merged.get("t0") == ALIGNED:
-            merged["t0"] = own
-    if (merged.get("t0") == "any" and isinstance(own, int) and not isinstance(own, bool)
+    own = _resolve(declared.get("t0"), window, stream)
+    merged["t0"] = _resolve(merged.get("t0", "any"), window, stream)
+    if (merged["t0"] == "any" and isinstance(own, int) and not isinstance(own, bool)
             and merged.get("t0_range") is None and window is not None and stream is not None):
         from oracle.t0 import default_range
 

@@ -36,14 +36,14 @@ def _cell(args: tuple[str, str, str | None]) -> dict:
 
     if data_root:
         datapaths.set_data_root(data_root)
-    cases = [c for c in load_corpus(datapaths.PROJECT / "cases") if c.id.split("[")[0] == f"csrbench.{query}"]
+    case = next(c for c in load_corpus(datapaths.PROJECT / "cases") if c.base_id == f"csrbench.{query}")
     engine = ReplayEngine(str(MANIFESTS / f"{engine_key}.yaml"), data_root=data_root)
-    result = run_case(cases[0], engine, engine.info(), timeout=600)
+    result = run_case(case, engine, engine.info(), timeout=600)
     explanation = result.explanation or {}
     t0_class = explanation.get("t0_class") or []
     probe = None
     if result.verdict == "FAIL":
-        probe = _partial_windows_probe(cases[0], engine)
+        probe = _partial_windows_probe(case, engine)
     return {
         "probe": probe,
         "engine": engine_key, "query": query, "case": result.id, "verdict": result.verdict,
@@ -59,24 +59,17 @@ def _partial_windows_probe(case, engine) -> dict:
     Re-judges with t0 from t_first − ω + 1; a diagnosis only: the cell's verdict does not change."""
     from dataclasses import replace
 
-    from conformance.harness import judge
+    from conformance.harness import judge, request_for
 
     stream = case.load_stream()
     info = engine.info()
     first = stream.elements[0].t
     hi = first + case.window.range
     wider = replace(info, profile={**info.profile, "t0_range": [first - case.window.range + 1, hi]})
-    verdict = judge(case, wider, stream, engine.run(_Request(case.id)), gracious=False)
+    reports = engine.run(request_for(case, info, stream))
+    verdict = judge(case, wider, stream, reports, gracious=False)
     best = verdict.best
-    exact = sum(w.status == "MATCH" for w in best.windows)
-    return {"verdict": verdict.verdict, "t0": best.t0, "exact": exact, "reports": len(best.windows)}
-
-
-class _Request:
-    """The only part of a run request a replay engine reads."""
-
-    def __init__(self, case_id: str):
-        self.case_id = case_id
+    return {"verdict": verdict.verdict, "t0": best.t0, "exact": best.matched, "reports": len(best.windows)}
 
 
 def run(data_root: str | None = None, workers: int = 2) -> list[dict]:

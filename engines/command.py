@@ -12,7 +12,6 @@ tail of the engine's stderr; the next run starts a fresh process.  The command l
 from __future__ import annotations
 
 import json
-import os
 import queue
 import shlex
 import subprocess
@@ -34,20 +33,20 @@ START_TIMEOUT = 60.0
 _EOF = object()
 
 
-class ProtocolError(RuntimeError):
-    """The engine broke the protocol (or died); ``stderr_tail`` holds the end of its stderr."""
+class EngineProcessError(RuntimeError):
+    """Trouble with an engine process; ``stderr_tail`` holds the end of its stderr (the harness shows it)."""
 
     def __init__(self, message: str, stderr_tail: str = ""):
         super().__init__(message)
         self.stderr_tail = stderr_tail
 
 
-class EngineError(RuntimeError):
+class ProtocolError(EngineProcessError):
+    """The engine broke the protocol (or died)."""
+
+
+class EngineError(EngineProcessError):
     """The engine answered a run with an ``error`` message."""
-
-    def __init__(self, message: str, stderr_tail: str = ""):
-        super().__init__(message)
-        self.stderr_tail = stderr_tail
 
 
 @lru_cache(maxsize=1)
@@ -88,9 +87,8 @@ class EngineProcess:
     """One running engine process: a stdout reader thread feeding a queue, a stderr ring buffer."""
 
     def __init__(self, argv: list[str], cwd: str | None = None):
-        env = dict(os.environ)
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, encoding="utf-8", bufsize=1, cwd=cwd, env=env)
+                                     text=True, encoding="utf-8", bufsize=1, cwd=cwd)
         self.lines: queue.Queue = queue.Queue()
         self.stderr: deque[str] = deque(maxlen=200)
         self.read = 0

@@ -20,14 +20,7 @@ from rdflib import Literal
 
 from oracle import t0 as t0mod
 from oracle.expected import output, reports
-from oracle.model import (
-    ObservedReport,
-    Profile,
-    ProfileSpace,
-    Report,
-    Stream,
-    WindowSpec,
-)
+from oracle.model import ObservedReport, Profile, ProfileSpace, Report, Stream, WindowSpec
 from oracle.r2r import R2R, Solutions
 
 ALIGNMENTS = ("window", "time", "order")
@@ -212,10 +205,8 @@ def align_order(expected: list[Report], actual: list[ObservedReport], sols: list
 
 
 def compare(expected: list[Report], actual: list[ObservedReport], how: str, form: str,
-            sols: list[Solutions] | None = None) -> list[WindowResult]:
-    """Per-window results; ``sols`` are the engine reports' solutions if the caller converted them."""
-    if sols is None:
-        sols = [observed_solutions(a, form) for a in actual]
+            sols: list[Solutions]) -> list[WindowResult]:
+    """Per-window results; ``sols`` are the engine reports' solutions (converted once per check)."""
     converted = {id(a): s for a, s in zip(actual, sols)}
     results = []
     pairs = align_order(expected, actual, sols) if how == "order" else align(expected, actual, how)
@@ -223,9 +214,7 @@ def compare(expected: list[Report], actual: list[ObservedReport], how: str, form
         if a is None:
             results.append(WindowResult(MISSING, e, None, None, None, 0.0, list(e.solutions.rows)))
             continue
-        a_sol = converted.get(id(a))
-        if a_sol is None:
-            a_sol = observed_solutions(a, form)
+        a_sol = converted[id(a)]
         if e is None:
             results.append(WindowResult(EXTRA, None, a, a_sol, 0.0, None, [], list(a_sol.rows)))
             continue

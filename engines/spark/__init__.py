@@ -25,7 +25,7 @@ from rdflib.plugins.sparql import prepareQuery
 from rdflib.util import from_n3
 
 from engines import r2s
-from engines.contract import EngineInfo, RunRequest, Unsupported
+from engines.contract import EngineInfo, RunRequest
 from oracle.model import ObservedReport
 
 CAPABILITIES = frozenset({

@@ -12,7 +12,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 
 from engines.contract import RunRequest
 from engines.spark import ingest
-from engines.spark.compiler import K, RANK, compile_query
+from engines.spark.compiler import RANK, K, compile_query
 from engines.spark.session import session
 
 SCHEMA = StructType([StructField("s", StringType()), StructField("p", StringType()),
@@ -47,17 +47,28 @@ def predicates(node, found: set) -> bool:
     return True
 
 
+def matchable(triples: DataFrame, algebra) -> DataFrame:
+    """Only the triples whose predicate some pattern of the query mentions (the others cannot match)."""
+    wanted: set = set()
+    return triples.where(F.col("p").isin(sorted(wanted))) if predicates(algebra, wanted) else triples
+
+
+def static_frame(spark, stream) -> DataFrame | None:
+    """The stream's background triples as (s, p, o, t=0), or None."""
+    if not stream.static:
+        return None
+    return spark.createDataFrame([(s.n3(), p.n3(), o.n3(), 0) for s, p, o in stream.static], SCHEMA)
+
+
 def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: int, last: int | None, algebra,
              only: list[int] | None = None):
     """(query form, window borders, {k: [row as {var: N-Triples term}]}) for triples (s, p, o, t),
     for every window instance or ``only`` the given ones.
 
     Triples whose predicate no pattern mentions are dropped before windowing (they cannot match)."""
-    wanted: set = set()
-    if predicates(algebra, wanted):
-        triples = triples.where(F.col("p").isin(sorted(wanted)))
-        if static is not None:
-            static = static.where(F.col("p").isin(sorted(wanted)))
+    triples = matchable(triples, algebra)
+    if static is not None:
+        static = matchable(static, algebra)
     windows = window_instances(window, t0, last)
     rng, slide = window.range, window.slide
     # window k holds t iff t0 + k·β ≤ t < t0 + k·β + ω
@@ -93,21 +104,15 @@ def replay(request: RunRequest, algebra, t0: int, master: str):
     spark = session(master)
     rows = [(s.n3(), p.n3(), o.n3(), e.t) for e in request.stream.elements for s, p, o in e.triples]
     triples = spark.createDataFrame(rows, SCHEMA)
-    static = None
-    if request.stream.static:
-        static = spark.createDataFrame([(s.n3(), p.n3(), o.n3(), 0) for s, p, o in request.stream.static], SCHEMA)
     last = request.stream.elements[-1].t if request.stream.elements else None
-    return evaluate(spark, triples, static, request.window, t0, last, algebra)
+    return evaluate(spark, triples, static_frame(spark, request.stream), request.window, t0, last, algebra)
 
 
 def replay_file(path: str, fmt: str, window, algebra, t0: int, master: str):
     """Replay a stream file read by Spark itself (see :mod:`engines.spark.ingest`)."""
     spark = session(master)
-    wanted: set = set()
     observed = Observation("stream")
-    triples = ingest.read(spark, path, fmt).observe(observed, F.max("t").alias("last"))
-    if predicates(algebra, wanted):
-        triples = triples.where(F.col("p").isin(sorted(wanted)))
+    triples = matchable(ingest.read(spark, path, fmt).observe(observed, F.max("t").alias("last")), algebra)
     # one scan of the file: parse, keep the triples some pattern can match, cache them, and observe the
     # last timestamp of the whole stream on the way (it decides which trailing windows are flushed);
     # sorted by predicate within each partition, so each pattern's scan skips the cached batches of

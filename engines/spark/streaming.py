@@ -27,7 +27,7 @@ from pyspark.sql import functions as F
 
 from engines.contract import RunRequest
 from engines.spark import ingest
-from engines.spark.replay import SCHEMA, evaluate, predicates, window_instances
+from engines.spark.replay import SCHEMA, evaluate, matchable, static_frame, window_instances
 from engines.spark.session import session
 
 
@@ -64,9 +64,7 @@ def stream(request: RunRequest, algebra, t0: int, master: str, cancel: threading
     ``cancel``, when set from another thread, stops the streaming query at the next batch."""
     spark = session(master)
     last = request.stream.elements[-1].t if request.stream.elements else None
-    static = None
-    if request.stream.static:
-        static = spark.createDataFrame([(s.n3(), p.n3(), o.n3(), 0) for s, p, o in request.stream.static], SCHEMA)
+    static = static_frame(spark, request.stream)
     with tempfile.TemporaryDirectory(prefix="rspconf-ticks-") as folder:
         closes = [c for _, c in window_instances(request.window, t0, last)]
         write_ticks(request, Path(folder), closes)
@@ -79,8 +77,6 @@ def run_folder(spark, folder: str, window, algebra, t0: int, last: int | None, s
     engine; ``last`` is the stream's last timestamp (it decides which trailing windows are flushed)."""
     cancel = cancel or threading.Event()
     windows = window_instances(window, t0, last)
-    wanted: set = set()
-    keep = sorted(wanted) if predicates(algebra, wanted) else None
     state = {"df": spark.createDataFrame([], SCHEMA), "next": 0, "form": "SELECT", "rows": {}}
 
     def report(upto: int) -> None:
@@ -101,9 +97,8 @@ def run_folder(spark, folder: str, window, algebra, t0: int, last: int | None, s
             raise Cancelled("the run was cancelled")
         seen = Observation(f"batch-{batch_id}")
         parsed = ingest.parse(batch).select("s", "p", "o", "t").observe(seen, F.max("t").alias("top"))
-        if keep is not None:  # the state holds only triples some pattern can match
-            parsed = parsed.where(F.col("p").isin(keep))
-        parsed = parsed.localCheckpoint()  # one job: parse, observe the batch's time, filter
+        # one job: parse, observe the batch's time, keep the triples the query can match
+        parsed = matchable(parsed, algebra).localCheckpoint()
         top = seen.get["top"]
         state["df"] = state["df"].unionByName(parsed)
         if top is not None:
