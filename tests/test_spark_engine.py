@@ -24,6 +24,7 @@ def engine():
     "seed002.fig1", "edges.aggregates-empty", "edges.r2s-consecutive[r2s=dstream]", "edges.static-join",
     "edges.join-across-time[slide=5ms]", "edges.ask", "waves.q2-flow[sensors=10,window=4s/1s]",
     "yabench.e3-join[stations=50]", "edges.order-limit[slice=LIMIT 2]", "edges.order-limit[slice=LIMIT 1 OFFSET 1]",
+    "edges.repeated-triple",
 ])
 def test_spark_engine_passes(engine, case_id):
     case = CASES[case_id]
@@ -42,7 +43,7 @@ def test_unsupported_constructs_are_refused_by_name(engine):
 
 
 @pytest.mark.parametrize("case_id", ["seed002.fig1", "edges.aggregates-empty", "edges.static-join",
-                                     "edges.r2s-consecutive[r2s=istream]"])
+                                     "edges.r2s-consecutive[r2s=istream]", "edges.repeated-triple"])
 def test_streaming_mode_gives_the_same_answers(case_id):
     streaming = SparkEngine(mode="streaming")
     result = run_case(CASES[case_id], streaming, streaming.info(), timeout=600)

@@ -19,14 +19,22 @@ NUMBER = r'^"(-?[0-9]+)"'
 
 def terms(lines: DataFrame) -> DataFrame:
     """Terms of every statement line of a DataFrame of text lines (column ``value``).  Fast path: a
-    line whose terms hold no space splits on spaces (what generators write); any other line goes
-    through the full N-Triples term regex."""
-    lines = lines.where(~F.col("value").rlike(r"^\s*(#.*)?$"))
-    parts = F.split(F.trim(F.col("value")), " ")
+    line of 4 or 5 single-space-separated tokens ending in ``.``, with no backslash and no comment,
+    is split on spaces (what generators write); any other line goes through the full N-Triples term
+    regex, and lines it does not match (blank lines, comments) are dropped.
+
+    The split is computed once per line in its own projection (a column referenced by the later
+    expressions): written inline, Spark evaluated it once per use — the parse of 10^6 lines took
+    1.4–2.2 s instead of 0.8–1.0 s.  The split is produced by a generator (``explode`` of a
+    one-element array), which the optimizer does not push later filters through (on the predicate,
+    say); through a plain projection it would, inlining the split into them again."""
+    parts = F.col("__parts")
     n = F.size(parts)
-    simple = ((n == 4) | (n == 5)) & (F.element_at(parts, -1) == ".") & ~F.col("value").contains("\\")
+    split = lines.select("value", F.explode(F.array(F.split("value", " "))).alias("__parts"))
+    simple = (((n == 4) | (n == 5)) & (F.element_at(parts, -1) == ".") & ~F.col("value").contains("\\")
+              & ~parts[0].startswith("#") & (parts[0] != ""))
     regex = [F.regexp_extract("value", LINE, i) for i in (1, 2, 3, 4)]
-    return lines.select(
+    return split.select(
         F.when(simple, parts[0]).otherwise(regex[0]).alias("s"),
         F.when(simple, parts[1]).otherwise(regex[1]).alias("p"),
         F.when(simple, parts[2]).otherwise(regex[2]).alias("o"),

@@ -84,6 +84,9 @@ def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: in
         instances = spark.createDataFrame([(k,) for k in only], [K])
     if static is not None:
         windowed = windowed.unionByName(static.crossJoin(instances).select("s", "p", "o", K))
+    # a window's content is an RDF graph, a set: a triple that arrives again within the window (or is
+    # also background data) is one triple of it (case edges.repeated-triple)
+    windowed = windowed.dropDuplicates(["s", "p", "o", K])
     form, result, names = compile_query(algebra, windowed, instances)
     columns = [F.col(f"v_{n}").alias(n) if f"v_{n}" in result.columns else F.lit(None).cast("string").alias(n)
                for n in names]
