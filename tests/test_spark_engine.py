@@ -50,6 +50,37 @@ def test_streaming_mode_gives_the_same_answers(case_id):
     assert result.verdict == "PASS", result.reason
 
 
+@pytest.mark.parametrize("case_id", ["edges.sliding-overlap", "edges.r2s-consecutive[r2s=dstream]",
+                                     "edges.end-of-stream"])
+def test_socket_source_gives_the_same_answers(case_id):
+    streaming = SparkEngine(mode="streaming", source="socket")
+    assert streaming.info().extra["source"] == "socket"
+    result = run_case(CASES[case_id], streaming, streaming.info(), timeout=600)
+    assert result.verdict == "PASS", result.reason
+
+
+def test_line_server_sends_every_line_once():
+    """The socket source's server: one client gets the lines, in order, and the connection stays open."""
+    import socket
+
+    from engines.spark.streaming import LineServer
+
+    lines = [f'<http://ex.org/s{i}> <http://ex.org/p> "{i}" "{i}" .\n' for i in range(1000)]
+    with LineServer(lines) as server, socket.create_connection((server.host, server.port)) as client:
+        client.settimeout(5)
+        received = b""
+        while received.count(b"\n") < len(lines):
+            chunk = client.recv(65536)
+            assert chunk, "the server closed the connection before sending every line"
+            received += chunk
+    assert received.decode("utf-8").splitlines(keepends=True) == lines
+
+
+def test_unknown_streaming_source_is_refused():
+    with pytest.raises(ValueError, match="source must be files or socket"):
+        SparkEngine(mode="streaming", source="kafka")
+
+
 def test_spark_run_prints_json_lines(tmp_path, capsys):
     from conformance import cli
     from engines.jsonl import parse_line

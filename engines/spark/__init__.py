@@ -11,10 +11,12 @@ window reports at its close with its full content (time-driven tick, grain multi
 reported, [o,c) windows, trailing windows flushed at end of stream.
 
 Streaming (``mode=streaming``, see :mod:`engines.spark.streaming`): Structured Streaming over a file
-source, one file per tick; the engine keeps the window state and the report policy and runs each
-report's query as a batch job.  Same profile, same answers.
+source, one file per report interval (``source=files``), or over Spark's socket source
+(``source=socket``); the engine keeps the window state and the report policy and runs each report's
+query as a batch job.  Same profile, same answers.
 
-Options (``--engine-option``): ``mode=replay|streaming``, ``master=local[2]``, ``t0=0``.
+Options (``--engine-option``): ``mode=replay|streaming``, ``source=files|socket``, ``master=local[2]``,
+``t0=0``.
 """
 
 from __future__ import annotations
@@ -40,14 +42,16 @@ PROFILE = {"report": ["window-close"], "tick": "time-driven", "grain": "multiple
 class SparkEngine:
     name = "spark"
 
-    def __init__(self, mode: str = "replay", master: str = "local[2]", t0: int | str = 0):
+    def __init__(self, mode: str = "replay", master: str = "local[2]", t0: int | str = 0, source: str = "files"):
         if mode not in ("replay", "streaming"):
             raise ValueError(f"mode must be replay or streaming, got {mode!r}")
+        if source not in ("files", "socket"):
+            raise ValueError(f"source must be files or socket (streaming mode's input), got {source!r}")
         try:
             import pyspark  # noqa: F401
         except ImportError as exc:
             raise ValueError("pyspark is not installed: pip install -e '.[spark]'") from exc
-        self.mode, self.master, self.t0 = mode, master, int(t0)
+        self.mode, self.master, self.t0, self.source = mode, master, int(t0), source
         self._cancel = threading.Event()
 
     def info(self) -> EngineInfo:
@@ -55,7 +59,8 @@ class SparkEngine:
 
         return EngineInfo(name=self.name, version=f"0.1 (pyspark {pyspark.__version__}, {self.mode})",
                           dialect="sparql", capabilities=CAPABILITIES, profile={"t0": self.t0, **PROFILE},
-                          alignment="window", extra={"mode": self.mode, "master": self.master})
+                          alignment="window", extra={"mode": self.mode, "master": self.master,
+                                 **({"source": self.source} if self.mode == "streaming" else {})})
 
     def run(self, request: RunRequest) -> list[ObservedReport]:
         algebra = prepareQuery(request.r2r).algebra
@@ -63,7 +68,8 @@ class SparkEngine:
         if self.mode == "streaming":
             from engines.spark.streaming import stream
 
-            return self.reports(request.r2s, *stream(request, algebra, self.t0, self.master, self._cancel))
+            return self.reports(request.r2s, *stream(request, algebra, self.t0, self.master, self._cancel,
+                                                     self.source))
         from engines.spark.replay import replay
 
         return self.reports(request.r2s, *replay(request, algebra, self.t0, self.master))

@@ -1,7 +1,10 @@
-"""Streaming mode: Spark Structured Streaming over a file source, one file per report interval.
+"""Streaming mode: Spark Structured Streaming over a file source (one file per report interval) or a
+socket source.
 
-The stream is written as YABench-lines files into a fresh input folder (the source is a seam: any
-streaming DataFrame of text lines will do — a socket, or Kafka on a machine that has the connector).
+Files (default): the stream is written as YABench-lines files into a fresh input folder.  Socket
+(``source=socket``): the same lines are served over a local TCP socket that Spark's socket source reads.
+The source is a seam: any streaming DataFrame of text lines will do (Kafka, on a machine that has the
+connector, plugs in where :func:`run_socket` builds its source).
 The engine is time-driven and reports only at window closes, so the elements between two consecutive
 closes form one file and one micro-batch (``maxFilesPerTrigger=1``): a micro-batch costs 0.3–0.8 s
 whatever its size, and one batch per timestamp made YABench streams (~1,500 timestamps) miss the case
@@ -15,6 +18,7 @@ drops triples older than the earliest open window.  Same declared profile and sa
 from __future__ import annotations
 
 import os
+import socket
 import tempfile
 import threading
 import time
@@ -47,8 +51,7 @@ def write_ticks(request: RunRequest, folder: Path, closes: list[int]) -> int:
         path = folder / f"tick-{count:08d}.nt"
         with open(path, "w", encoding="utf-8") as out:
             for element in group:
-                for s, p, o in element.triples:
-                    out.write(f'{s.n3()} {p.n3()} {o.n3()} "{element.t}" .\n')
+                out.writelines(element_lines(element))
         os.utime(path, (base + count, base + count))
         count += 1
     return count
@@ -58,63 +61,156 @@ class Cancelled(Exception):
     """The harness gave up on this run (timeout)."""
 
 
-def stream(request: RunRequest, algebra, t0: int, master: str, cancel: threading.Event | None = None):
+def stream(request: RunRequest, algebra, t0: int, master: str, cancel: threading.Event | None = None,
+           source: str = "files"):
     """(query form, window borders, {k: rows}) computed micro-batch by micro-batch.
 
-    ``cancel``, when set from another thread, stops the streaming query at the next batch."""
+    ``source``: ``files`` (one file per report interval in a fresh folder) or ``socket`` (the lines
+    served over a local TCP socket that Spark's socket source reads).  ``cancel``, when set from another
+    thread, stops the streaming query at the next batch."""
     spark = session(master)
     last = request.stream.elements[-1].t if request.stream.elements else None
     static = static_frame(spark, request.stream)
+    closes = [c for _, c in window_instances(request.window, t0, last)]
+    if source == "socket":
+        return run_socket(spark, [line for e in request.stream.elements for line in element_lines(e)], request.window, algebra, t0, last, static, cancel)
     with tempfile.TemporaryDirectory(prefix="rspconf-ticks-") as folder:
-        closes = [c for _, c in window_instances(request.window, t0, last)]
         write_ticks(request, Path(folder), closes)
         return run_folder(spark, folder, request.window, algebra, t0, last, static, cancel)
+
+
+def element_lines(element) -> list[str]:
+    """An element as YABench lines (``<s> <p> <o> "t" .``), the text both sources carry."""
+    return [f'{s.n3()} {p.n3()} {o.n3()} "{element.t}" .\n' for s, p, o in element.triples]
+
+
+class WindowState:
+    """The engine's window state across micro-batches: the triples of still-open windows, the next
+    window to report, and the rows reported so far."""
+
+    def __init__(self, spark, window, algebra, t0: int, last: int | None, static):
+        self.spark, self.window, self.algebra, self.t0, self.last, self.static = (
+            spark, window, algebra, t0, last, static)
+        self.windows = window_instances(window, t0, last)
+        self.df = spark.createDataFrame([], SCHEMA)
+        self.next, self.form, self.rows = 0, "SELECT", {}
+        self.lines = 0  # text lines received so far (the socket source's end-of-stream test)
+
+    def report(self, upto: int) -> None:
+        """Run the query for windows next..upto-1 (all complete) over the state, as one batch job."""
+        if upto <= self.next:
+            return
+        only = list(range(self.next, upto))
+        self.form, _, rows = evaluate(self.spark, self.df, self.static, self.window, self.t0, self.last,
+                                      self.algebra, only=only)
+        self.rows.update(rows)
+        self.next = upto
+        # purge: nothing older than the earliest open window is needed any more
+        if upto < len(self.windows):
+            self.df = self.df.where(F.col("t") >= self.windows[upto][0]).localCheckpoint()
+
+    def on_batch(self, batch, batch_id) -> None:
+        """One micro-batch of text lines: parse, keep what the query can match, report closed windows."""
+        counted, timed = Observation(f"lines-{batch_id}"), Observation(f"top-{batch_id}")
+        parsed = (ingest.parse(batch.observe(counted, F.count(F.lit(1)).alias("n")))
+                  .select("s", "p", "o", "t").observe(timed, F.max("t").alias("top")))
+        # one job: parse, count the lines, observe the batch's time, keep the triples the query can match
+        kept = matchable(parsed, self.algebra).localCheckpoint()
+        self.lines += counted.get["n"] or 0
+        top = timed.get["top"]
+        self.df = self.df.unionByName(kept)
+        if top is not None:
+            self.report(sum(1 for _, c in self.windows if c <= top))
+
+    def result(self):
+        self.report(len(self.windows))  # end of stream: flush every started window
+        return self.form, self.windows, self.rows
+
+
+def _drive(state: WindowState, lines, trigger: dict, cancel: threading.Event | None, done=lambda: False):
+    """Run the streaming query over ``lines`` (a streaming DataFrame of text lines) until it ends by
+    itself (file source, ``availableNow``) or ``done()`` says every line was seen (socket source)."""
+    cancel = cancel or threading.Event()
+
+    def on_batch(batch, batch_id):
+        if cancel.is_set():
+            raise Cancelled("the run was cancelled")
+        state.on_batch(batch, batch_id)
+
+    query = lines.writeStream.foreachBatch(on_batch).trigger(**trigger).start()
+    try:
+        while not query.awaitTermination(0.2):
+            if cancel.is_set():
+                raise Cancelled("the run was cancelled (timeout)")
+            if done():
+                break
+        if query.exception() is not None:
+            raise RuntimeError(f"the streaming query failed: {query.exception()}")
+    finally:
+        query.stop()
+    if cancel.is_set():
+        raise Cancelled("the run was cancelled (timeout)")
+    return state.result()
 
 
 def run_folder(spark, folder: str, window, algebra, t0: int, last: int | None, static=None,
                cancel: threading.Event | None = None):
     """Stream the YABench-lines files of ``folder`` (in name order, one micro-batch each) through the
     engine; ``last`` is the stream's last timestamp (it decides which trailing windows are flushed)."""
-    cancel = cancel or threading.Event()
-    windows = window_instances(window, t0, last)
-    state = {"df": spark.createDataFrame([], SCHEMA), "next": 0, "form": "SELECT", "rows": {}}
-
-    def report(upto: int) -> None:
-        """Run the query for windows next..upto-1 (all complete) over the state, as one batch job."""
-        if upto <= state["next"]:
-            return
-        only = list(range(state["next"], upto))
-        form, _, rows = evaluate(spark, state["df"], static, window, t0, last, algebra, only=only)
-        state["form"] = form
-        state["rows"].update(rows)
-        state["next"] = upto
-        # purge: nothing older than the earliest open window is needed any more
-        if upto < len(windows):
-            state["df"] = state["df"].where(F.col("t") >= windows[upto][0]).localCheckpoint()
-
-    def on_batch(batch, batch_id):
-        if cancel.is_set():
-            raise Cancelled("the run was cancelled")
-        seen = Observation(f"batch-{batch_id}")
-        parsed = ingest.parse(batch).select("s", "p", "o", "t").observe(seen, F.max("t").alias("top"))
-        # one job: parse, observe the batch's time, keep the triples the query can match
-        parsed = matchable(parsed, algebra).localCheckpoint()
-        top = seen.get["top"]
-        state["df"] = state["df"].unionByName(parsed)
-        if top is not None:
-            closed = sum(1 for _, c in windows if c <= top)
-            report(closed)
-
+    state = WindowState(spark, window, algebra, t0, last, static)
     lines = (spark.readStream.format("text").option("maxFilesPerTrigger", 1)
              .option("latestFirst", "false").load(folder))
-    query = lines.writeStream.foreachBatch(on_batch).trigger(availableNow=True).start()
-    while not query.awaitTermination(0.5):
-        if cancel.is_set():
-            query.stop()
-            raise Cancelled("the run was cancelled (timeout)")
-    if cancel.is_set():
-        raise Cancelled("the run was cancelled (timeout)")
-    if query.exception() is not None:
-        raise RuntimeError(f"the streaming query failed: {query.exception()}")
-    report(len(windows))  # end of stream: flush every started window
-    return state["form"], windows, state["rows"]
+    return _drive(state, lines, {"availableNow": True}, cancel)
+
+
+def run_socket(spark, lines: list[str], window, algebra, t0: int, last: int | None, static=None,
+               cancel: threading.Event | None = None):
+    """Stream ``lines`` (YABench lines, in time order) through Spark's socket source: a local TCP server
+    thread serves them to Spark, which cuts micro-batches as the lines arrive.  Batches fall wherever
+    the network puts them; the answers do not depend on it (a window is reported once an element at or
+    after its close has been seen, and the stream is in time order).  The socket source has no end of
+    stream, so the run ends when every line has been seen."""
+    state = WindowState(spark, window, algebra, t0, last, static)
+    if not lines:
+        return state.result()
+    with LineServer(lines) as server:
+        source = (spark.readStream.format("socket").option("host", server.host)
+                  .option("port", server.port).load())
+        return _drive(state, source, {"processingTime": "0 seconds"}, cancel,
+                      done=lambda: state.lines >= len(lines))
+
+
+class LineServer:
+    """A one-connection TCP server on 127.0.0.1 that sends the given lines and keeps the connection open
+    until closed (Spark's socket source reads until the query stops)."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.host, self.port = self.sock.getsockname()[:2]
+        self.closed = threading.Event()
+        self.thread = threading.Thread(target=self._serve, name="rspconf-socket-source", daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.closed.set()
+        self.sock.close()
+        self.thread.join(timeout=5)
+
+    def _serve(self) -> None:
+        self.sock.settimeout(0.5)
+        while not self.closed.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            with conn:
+                try:
+                    conn.sendall("".join(self.lines).encode("utf-8"))
+                except OSError:
+                    return
+                self.closed.wait()
+            return
