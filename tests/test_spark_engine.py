@@ -55,25 +55,42 @@ def test_streaming_mode_gives_the_same_answers(case_id):
 def test_socket_source_gives_the_same_answers(case_id):
     streaming = SparkEngine(mode="streaming", source="socket")
     assert streaming.info().extra["source"] == "socket"
+    assert "large-stream" not in streaming.info().capabilities  # declared: too slow through a socket
+    assert "large-stream" in SparkEngine(mode="streaming").info().capabilities
     result = run_case(CASES[case_id], streaming, streaming.info(), timeout=600)
     assert result.verdict == "PASS", result.reason
 
 
-def test_line_server_sends_every_line_once():
-    """The socket source's server: one client gets the lines, in order, and the connection stays open."""
+def test_line_server_sends_a_chunk_once_the_reader_has_caught_up():
+    """The socket source's server: the lines arrive in order; the second chunk only after the reader
+    said it took in the first."""
     import socket
 
     from engines.spark.streaming import LineServer
 
-    lines = [f'<http://ex.org/s{i}> <http://ex.org/p> "{i}" "{i}" .\n' for i in range(1000)]
-    with LineServer(lines) as server, socket.create_connection((server.host, server.port)) as client:
-        client.settimeout(5)
-        received = b""
-        while received.count(b"\n") < len(lines):
-            chunk = client.recv(65536)
+    chunks = [[f'<http://ex.org/s{i}> <http://ex.org/p> "{i}" "{i}" .\n' for i in range(k * 500, k * 500 + 500)]
+              for k in range(2)]
+    taken = {"lines": 0}
+
+    def read_lines(client, want: int) -> list[str]:
+        data = b""
+        while data.count(b"\n") < want:
+            try:
+                chunk = client.recv(65536)
+            except TimeoutError:
+                break
             assert chunk, "the server closed the connection before sending every line"
-            received += chunk
-    assert received.decode("utf-8").splitlines(keepends=True) == lines
+            data += chunk
+        return data.decode("utf-8").splitlines(keepends=True)
+
+    with LineServer(chunks, taken=lambda: taken["lines"]) as server, \
+            socket.create_connection((server.host, server.port)) as client:
+        client.settimeout(1.0)
+        first = read_lines(client, 1000)  # waits 1 s for more: only the first chunk may come
+        assert first == chunks[0]
+        taken["lines"] = 500
+        client.settimeout(5.0)
+        assert read_lines(client, 500) == chunks[1]
 
 
 def test_unknown_streaming_source_is_refused():

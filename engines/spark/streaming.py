@@ -43,18 +43,29 @@ def report_interval(closes: list[int]):
     return key
 
 
+def report_chunks(request: RunRequest, closes: list[int]) -> list[list[str]]:
+    """The stream's YABench lines cut at window closes: one chunk per report interval, in time order."""
+    return [[line for element in group for line in element_lines(element)]
+            for _, group in groupby(request.stream.elements, key=report_interval(closes))]
+
+
+def element_lines(element) -> list[str]:
+    """An element as YABench lines (``<s> <p> <o> "t" .``), the text both sources carry."""
+    return [f'{s.n3()} {p.n3()} {o.n3()} "{element.t}" .\n' for s, p, o in element.triples]
+
+
 def write_ticks(request: RunRequest, folder: Path, closes: list[int]) -> int:
     """One file per report interval, in order, with increasing modification times; returns the count."""
-    count = 0
     base = time.time() - 10_000
-    for _, group in groupby(request.stream.elements, key=report_interval(closes)):
+    chunks = report_chunks(request, closes)
+    for count, chunk in enumerate(chunks):
         path = folder / f"tick-{count:08d}.nt"
-        with open(path, "w", encoding="utf-8") as out:
-            for element in group:
-                out.writelines(element_lines(element))
+        path.write_text("".join(chunk), encoding="utf-8")
         os.utime(path, (base + count, base + count))
-        count += 1
-    return count
+    return len(chunks)
+
+
+SOCKET_CHUNK = 50_000  # lines per socket send: a 350,000-line batch killed the socket source's thread
 
 
 class Cancelled(Exception):
@@ -65,23 +76,20 @@ def stream(request: RunRequest, algebra, t0: int, master: str, cancel: threading
            source: str = "files"):
     """(query form, window borders, {k: rows}) computed micro-batch by micro-batch.
 
-    ``source``: ``files`` (one file per report interval in a fresh folder) or ``socket`` (the lines
-    served over a local TCP socket that Spark's socket source reads).  ``cancel``, when set from another
-    thread, stops the streaming query at the next batch."""
+    ``source``: ``files`` (one file per report interval in a fresh folder) or ``socket`` (the same
+    chunks served over a local TCP socket that Spark's socket source reads).  ``cancel``, when set from
+    another thread, stops the streaming query at the next batch."""
     spark = session(master)
     last = request.stream.elements[-1].t if request.stream.elements else None
     static = static_frame(spark, request.stream)
     closes = [c for _, c in window_instances(request.window, t0, last)]
     if source == "socket":
-        return run_socket(spark, [line for e in request.stream.elements for line in element_lines(e)], request.window, algebra, t0, last, static, cancel)
+        chunks = [chunk[i:i + SOCKET_CHUNK] for chunk in report_chunks(request, closes)
+                  for i in range(0, len(chunk), SOCKET_CHUNK)]
+        return run_socket(spark, chunks, request.window, algebra, t0, last, static, cancel)
     with tempfile.TemporaryDirectory(prefix="rspconf-ticks-") as folder:
         write_ticks(request, Path(folder), closes)
         return run_folder(spark, folder, request.window, algebra, t0, last, static, cancel)
-
-
-def element_lines(element) -> list[str]:
-    """An element as YABench lines (``<s> <p> <o> "t" .``), the text both sources carry."""
-    return [f'{s.n3()} {p.n3()} {o.n3()} "{element.t}" .\n' for s, p, o in element.triples]
 
 
 class WindowState:
@@ -163,29 +171,33 @@ def run_folder(spark, folder: str, window, algebra, t0: int, last: int | None, s
     return _drive(state, lines, {"availableNow": True}, cancel)
 
 
-def run_socket(spark, lines: list[str], window, algebra, t0: int, last: int | None, static=None,
+def run_socket(spark, chunks: list[list[str]], window, algebra, t0: int, last: int | None, static=None,
                cancel: threading.Event | None = None):
-    """Stream ``lines`` (YABench lines, in time order) through Spark's socket source: a local TCP server
-    thread serves them to Spark, which cuts micro-batches as the lines arrive.  Batches fall wherever
-    the network puts them; the answers do not depend on it (a window is reported once an element at or
-    after its close has been seen, and the stream is in time order).  The socket source has no end of
-    stream, so the run ends when every line has been seen."""
+    """Stream ``chunks`` of YABench lines (in time order) through Spark's socket source: a local TCP
+    server thread sends a chunk once the engine has taken in every line before it, so a micro-batch
+    holds about one chunk (at most ``SOCKET_CHUNK`` lines: with 350,000 lines in one batch the stream
+    thread died of a StackOverflowError inside Spark and the run hung).  Spark still cuts batches wherever the lines happen to have
+    arrived; the answers do not depend on it (a window is reported once an element at or after its
+    close has been seen, and the stream is in time order).  The socket source has no end of stream, so
+    the run ends when every line has been seen."""
     state = WindowState(spark, window, algebra, t0, last, static)
-    if not lines:
+    total = sum(len(chunk) for chunk in chunks)
+    if not total:
         return state.result()
-    with LineServer(lines) as server:
+    with LineServer(chunks, taken=lambda: state.lines) as server:
         source = (spark.readStream.format("socket").option("host", server.host)
                   .option("port", server.port).load())
-        return _drive(state, source, {"processingTime": "0 seconds"}, cancel,
-                      done=lambda: state.lines >= len(lines))
+        return _drive(state, source, {"processingTime": "0 seconds"}, cancel, done=lambda: state.lines >= total)
 
 
 class LineServer:
-    """A one-connection TCP server on 127.0.0.1 that sends the given lines and keeps the connection open
+    """A one-connection TCP server on 127.0.0.1 that sends chunks of lines, each once ``taken()`` (how
+    many lines the reader has consumed) has caught up with what was sent, and keeps the connection open
     until closed (Spark's socket source reads until the query stops)."""
 
-    def __init__(self, lines: list[str]):
-        self.lines = lines
+    def __init__(self, chunks: list[list[str]], taken=None):
+        self.chunks = chunks
+        self.taken = taken
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.host, self.port = self.sock.getsockname()[:2]
         self.closed = threading.Event()
@@ -208,9 +220,15 @@ class LineServer:
             except (TimeoutError, OSError):
                 continue
             with conn:
-                try:
-                    conn.sendall("".join(self.lines).encode("utf-8"))
-                except OSError:
-                    return
+                sent = 0
+                for chunk in self.chunks:
+                    while self.taken is not None and self.taken() < sent:
+                        if self.closed.wait(0.01):
+                            return
+                    try:
+                        conn.sendall("".join(chunk).encode("utf-8"))
+                    except OSError:
+                        return
+                    sent += len(chunk)
                 self.closed.wait()
             return
