@@ -53,11 +53,12 @@ def matchable(triples: DataFrame, algebra) -> DataFrame:
     return triples.where(F.col("p").isin(sorted(wanted))) if predicates(algebra, wanted) else triples
 
 
-def static_frame(spark, stream) -> DataFrame | None:
-    """The stream's background triples as (s, p, o, t=0), or None."""
+def static_frame(spark, stream, algebra) -> DataFrame | None:
+    """The stream's background triples the query can match, as (s, p, o, t=0), or None."""
     if not stream.static:
         return None
-    return spark.createDataFrame([(s.n3(), p.n3(), o.n3(), 0) for s, p, o in stream.static], SCHEMA)
+    return matchable(spark.createDataFrame([(s.n3(), p.n3(), o.n3(), 0) for s, p, o in stream.static], SCHEMA),
+                     algebra)
 
 
 def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: int, last: int | None, algebra,
@@ -65,10 +66,8 @@ def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: in
     """(query form, window borders, {k: [row as {var: N-Triples term}]}) for triples (s, p, o, t),
     for every window instance or ``only`` the given ones.
 
-    Triples whose predicate no pattern mentions are dropped before windowing (they cannot match)."""
-    triples = matchable(triples, algebra)
-    if static is not None:
-        static = matchable(static, algebra)
+    ``triples`` and ``static`` are already only what the query can match (:func:`matchable`; each
+    caller filters once, where it reads the stream)."""
     windows = window_instances(window, t0, last)
     rng, slide = window.range, window.slide
     # window k holds t iff t0 + k·β ≤ t < t0 + k·β + ω
@@ -106,9 +105,9 @@ def replay(request: RunRequest, algebra, t0: int, master: str):
     """Replay a case's stream (elements handed over by the harness)."""
     spark = session(master)
     rows = [(s.n3(), p.n3(), o.n3(), e.t) for e in request.stream.elements for s, p, o in e.triples]
-    triples = spark.createDataFrame(rows, SCHEMA)
+    triples = matchable(spark.createDataFrame(rows, SCHEMA), algebra)
     last = request.stream.elements[-1].t if request.stream.elements else None
-    return evaluate(spark, triples, static_frame(spark, request.stream), request.window, t0, last, algebra)
+    return evaluate(spark, triples, static_frame(spark, request.stream, algebra), request.window, t0, last, algebra)
 
 
 def replay_file(path: str, fmt: str, window, algebra, t0: int, master: str):

@@ -81,12 +81,10 @@ def stream(request: RunRequest, algebra, t0: int, master: str, cancel: threading
     another thread, stops the streaming query at the next batch."""
     spark = session(master)
     last = request.stream.elements[-1].t if request.stream.elements else None
-    static = static_frame(spark, request.stream)
+    static = static_frame(spark, request.stream, algebra)
     closes = [c for _, c in window_instances(request.window, t0, last)]
     if source == "socket":
-        chunks = [chunk[i:i + SOCKET_CHUNK] for chunk in report_chunks(request, closes)
-                  for i in range(0, len(chunk), SOCKET_CHUNK)]
-        return run_socket(spark, chunks, request.window, algebra, t0, last, static, cancel)
+        return run_socket(spark, report_chunks(request, closes), request.window, algebra, t0, last, static, cancel)
     with tempfile.TemporaryDirectory(prefix="rspconf-ticks-") as folder:
         write_ticks(request, Path(folder), closes)
         return run_folder(spark, folder, request.window, algebra, t0, last, static, cancel)
@@ -147,17 +145,14 @@ def _drive(state: WindowState, lines, trigger: dict, cancel: threading.Event | N
 
     query = lines.writeStream.foreachBatch(on_batch).trigger(**trigger).start()
     try:
-        while not query.awaitTermination(0.2):
-            if cancel.is_set():
-                raise Cancelled("the run was cancelled (timeout)")
-            if done():
-                break
-        if query.exception() is not None:
-            raise RuntimeError(f"the streaming query failed: {query.exception()}")
+        while not query.awaitTermination(0.2) and not cancel.is_set() and not done():
+            pass
     finally:
         query.stop()
-    if cancel.is_set():
+    if cancel.is_set():  # before the query's own failure, which a cancelled batch also raises
         raise Cancelled("the run was cancelled (timeout)")
+    if query.exception() is not None:
+        raise RuntimeError(f"the streaming query failed: {query.exception()}")
     return state.result()
 
 
@@ -175,12 +170,13 @@ def run_socket(spark, chunks: list[list[str]], window, algebra, t0: int, last: i
                cancel: threading.Event | None = None):
     """Stream ``chunks`` of YABench lines (in time order) through Spark's socket source: a local TCP
     server thread sends a chunk once the engine has taken in every line before it, so a micro-batch
-    holds about one chunk (at most ``SOCKET_CHUNK`` lines: with 350,000 lines in one batch the stream
-    thread died of a StackOverflowError inside Spark and the run hung).  Spark still cuts batches wherever the lines happen to have
-    arrived; the answers do not depend on it (a window is reported once an element at or after its
+    holds about one chunk (chunks are cut to at most ``SOCKET_CHUNK`` lines: with 350,000 lines in one
+    batch the stream thread died of a StackOverflowError inside Spark and the run hung).  Spark still
+    cuts batches wherever the lines happen to have arrived; the answers do not depend on it (a window is reported once an element at or after its
     close has been seen, and the stream is in time order).  The socket source has no end of stream, so
     the run ends when every line has been seen."""
     state = WindowState(spark, window, algebra, t0, last, static)
+    chunks = [chunk[i:i + SOCKET_CHUNK] for chunk in chunks for i in range(0, len(chunk), SOCKET_CHUNK)]
     total = sum(len(chunk) for chunk in chunks)
     if not total:
         return state.result()
