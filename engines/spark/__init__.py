@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import threading
 
+from rdflib import URIRef
 from rdflib.plugins.sparql import prepareQuery
 from rdflib.util import from_n3
 
@@ -37,6 +38,14 @@ CAPABILITIES = frozenset({
 })
 PROFILE = {"report": ["window-close"], "tick": "time-driven", "grain": "multiple", "empty": True,
            "boundary": "[o,c)", "close": ">=", "end_of_stream": "flush"}
+
+
+def term(value: str):
+    """An rdflib term from its N-Triples text.  An IRI without escapes is built directly: rdflib's
+    ``from_n3`` took 0.3 s for the 52 k terms of the filter query's answers at 10^6 triples."""
+    if value.startswith("<") and value.endswith(">") and "\\" not in value:
+        return URIRef(value[1:-1])
+    return from_n3(value)
 
 
 class SparkEngine:
@@ -103,7 +112,7 @@ class SparkEngine:
         reports = []
         previous: list = []
         for k, (opening, closing) in enumerate(windows):
-            current = [{name: from_n3(value) for name, value in row.items() if value is not None}
+            current = [{name: term(value) for name, value in row.items() if value is not None}
                        for row in rows.get(k, [])]
             if form == "ASK":
                 out = bool(current)
