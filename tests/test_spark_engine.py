@@ -174,3 +174,22 @@ def test_cancel_stops_a_streaming_run():
         time.sleep(0.5)
     assert not [t for t in threading.enumerate() if t.name == "rspconf-engine-call"], "the run kept going"
     assert not session().streams.active
+
+
+def test_constant_terms_with_quotes_and_backslashes_match_exactly():
+    """The compiler writes a pattern's constants into SQL text (compiler.sql_string): a literal with
+    a quote, an apostrophe and a backslash must match itself and nothing else."""
+    from rdflib.plugins.sparql import prepareQuery
+
+    from engines.spark.compiler import K, compile_query, sql_string
+    from engines.spark.session import session
+
+    spark = session()
+    tricky = '"it\'s a \\"q\\" and a \\\\ back"'  # N-Triples text of: it's a "q" and a \ back
+    near = '"it\'s a \\"q\\" and a  back"'  # the same without the backslash
+    rows = [("<http://x/a>", "<http://x/p>", tricky, 0), ("<http://x/b>", "<http://x/p>", near, 0)]
+    windowed = spark.createDataFrame(rows, ["s", "p", "o", K])
+    query = 'SELECT ?s WHERE { ?s <http://x/p> ' + tricky + ' }'
+    _, result, _ = compile_query(prepareQuery(query).algebra, windowed, spark.range(1).withColumnRenamed("id", K))
+    assert [r["v_s"] for r in result.collect()] == ["<http://x/a>"]
+    assert spark.sql(f"SELECT {sql_string(tricky)} AS t").collect()[0]["t"] == tricky
