@@ -38,7 +38,7 @@ LEXICAL = r'^"(.*)"(?:@[A-Za-z-]+|\^\^<[^>]*>)?$'
 
 def columns(df: DataFrame) -> list[str]:
     """``df.columns``, asked of the JVM once per DataFrame: each call is a py4j round trip plus a
-    schema parse, and the compiler asks often (compiling the filter query made 650 py4j calls)."""
+    schema parse, and the compiler asks several times of the same DataFrame."""
     found = getattr(df, "_rspconf_columns", None)
     if found is None:
         found = df.columns

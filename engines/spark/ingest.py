@@ -17,11 +17,10 @@ TIME_PREDICATE = "<https://w3id.org/rspconf#time>"
 NUMBER = r'^"(-?[0-9]+)"'
 
 
-def _simple() -> str:
-    """SQL: the line is 4 or 5 single-space-separated tokens ending in ``.``, with no backslash
-    (chr(92)) and no comment."""
-    return ("(size(__parts) IN (4, 5) AND element_at(__parts, -1) = '.' AND NOT contains(value, chr(92))"
-            " AND NOT startswith(__parts[0], '#') AND __parts[0] != '')")
+# SQL: the line is 4 or 5 single-space-separated tokens ending in ".", with no backslash (chr(92)) and
+# no comment
+SIMPLE = ("(size(__parts) IN (4, 5) AND element_at(__parts, -1) = '.' AND NOT contains(value, chr(92))"
+          " AND NOT startswith(__parts[0], '#') AND __parts[0] != '')")
 
 
 def terms(lines: DataFrame) -> DataFrame:
@@ -38,7 +37,7 @@ def terms(lines: DataFrame) -> DataFrame:
 
     The expressions are SQL text, one py4j call per column: built from ``pyspark.sql.functions``
     they took some 540 py4j round trips, about 0.15 s of every run."""
-    simple = _simple()
+    simple = SIMPLE
 
     def regex(i: int) -> str:
         return f"regexp_extract(value, r'{LINE}', {i})"
