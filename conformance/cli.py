@@ -133,7 +133,12 @@ def spark_run(args) -> int:
     engine = SparkEngine(mode=args.mode, master=args.master, t0=args.t0)
     try:
         if fmt in ("yabench", "nquads") and args.mode == "replay":
-            reports = engine.run_file(str(path), fmt, query, window, r2s)  # parsed by Spark
+            try:
+                reports = engine.run_file(str(path), fmt, query, window, r2s)  # parsed by Spark
+            except Exception as exc:  # Spark names neither the file nor the line it could not read
+                if "CAST_INVALID_INPUT" not in str(exc):
+                    raise
+                return _unreadable_stream(path, fmt, exc)
         else:
             try:
                 stream = streams.csrbench(path) if fmt == "csrbench" else streams.READERS[fmt](path)
@@ -147,6 +152,21 @@ def spark_run(args) -> int:
         print(f"error: unsupported: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _unreadable_stream(path: Path, fmt: str, exc: Exception) -> int:
+    """Spark failed to read a time stamp in ``path``: find the line with the kit's own reader, which
+    names the file and the line, and say what a line must look like."""
+    from conformance import streams
+
+    try:
+        streams.READERS[fmt](path)
+    except streams.StreamInputError as bad:
+        print(f"error: {bad}", file=sys.stderr)
+        return 2
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    print(f"error: {path}: Spark could not read a time stamp ({first})", file=sys.stderr)
+    return 2
 
 
 def check_adapter(args) -> int:

@@ -193,3 +193,20 @@ def test_constant_terms_with_quotes_and_backslashes_match_exactly():
     _, result, _ = compile_query(prepareQuery(query).algebra, windowed, spark.range(1).withColumnRenamed("id", K))
     assert [r["v_s"] for r in result.collect()] == ["<http://x/a>"]
     assert spark.sql(f"SELECT {sql_string(tricky)} AS t").collect()[0]["t"] == tricky
+
+
+def test_spark_run_names_the_line_spark_cannot_read(tmp_path, capsys):
+    """A YABench line without its time stamp: Spark fails on the cast and names neither the file nor
+    the line; the command finds it with the kit's own reader and says where."""
+    from conformance import cli
+
+    stream = tmp_path / "s.txt"
+    stream.write_text('<http://x/a> <http://x/p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> "5" .\n'
+                      '<http://x/b> <http://x/p> <http://x/o> .\n', encoding="utf-8")
+    query = tmp_path / "q.rq"
+    query.write_text("SELECT ?s WHERE { ?s <http://x/p> ?o }")
+    capsys.readouterr()
+    assert cli.main(["spark", "run", "--query", str(query), "--stream", str(stream), "--format", "yabench",
+                     "--range", "5s", "--slide", "5s"]) == 2
+    err = capsys.readouterr().err
+    assert f"{stream}:2:" in err, err
