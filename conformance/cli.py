@@ -164,6 +164,8 @@ def _unreadable_stream(path: Path, fmt: str, exc: Exception) -> int:
     except streams.StreamInputError as bad:
         print(f"error: {bad}", file=sys.stderr)
         return 2
+    except OSError:  # a folder of files, say: Spark reads folders, the kit's readers read one file
+        pass
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     print(f"error: {path}: Spark could not read a time stamp ({first})", file=sys.stderr)
     return 2
