@@ -7,8 +7,7 @@ as YABench temporal N-Triples lines and read by Spark itself.  For each size and
 (CSRBench Q1 shape), an aggregate (Q4) and a join across timestamps (Q6), 5 s tumbling windows — it
 prints the Spark engine's wall time and triples/s (session already warm), then the best of ``--repeat``
 further runs of the same query on the same file (the JVM's JIT warm: the steady state of a long-running
-engine; the best run, because the machine's noise only ever adds time), and, for
-the baseline (rdflib
+engine; the best run, because the machine's noise only ever adds time), and, for the baseline (rdflib
 evaluating each window separately on a graph built in Python), the measured time of the first
 ``--baseline-windows`` windows extrapolated to all windows (labelled as such), and the ratio.  Peak
 memory is the high-water mark of resident memory (VmHWM) of the Spark JVM and of this Python process.

@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from bisect import bisect_right
+from collections.abc import Iterable, Iterator
 from itertools import groupby
 from pathlib import Path
 
@@ -43,10 +44,11 @@ def report_interval(closes: list[int]):
     return key
 
 
-def report_chunks(request: RunRequest, closes: list[int]) -> list[list[str]]:
-    """The stream's YABench lines cut at window closes: one chunk per report interval, in time order."""
-    return [[line for element in group for line in element_lines(element)]
-            for _, group in groupby(request.stream.elements, key=report_interval(closes))]
+def report_chunks(request: RunRequest, closes: list[int]) -> Iterator[list[str]]:
+    """The stream's YABench lines cut at window closes: one chunk per report interval, in time order,
+    made as they are asked for (the file source writes each and lets it go)."""
+    for _, group in groupby(request.stream.elements, key=report_interval(closes)):
+        yield [line for element in group for line in element_lines(element)]
 
 
 def element_lines(element) -> list[str]:
@@ -57,12 +59,13 @@ def element_lines(element) -> list[str]:
 def write_ticks(request: RunRequest, folder: Path, closes: list[int]) -> int:
     """One file per report interval, in order, with increasing modification times; returns the count."""
     base = time.time() - 10_000
-    chunks = report_chunks(request, closes)
-    for count, chunk in enumerate(chunks):
+    written = 0
+    for count, chunk in enumerate(report_chunks(request, closes)):
         path = folder / f"tick-{count:08d}.nt"
         path.write_text("".join(chunk), encoding="utf-8")
         os.utime(path, (base + count, base + count))
-    return len(chunks)
+        written = count + 1
+    return written
 
 
 SOCKET_CHUNK = 50_000  # lines per socket send: a 350,000-line batch killed the socket source's thread
@@ -166,15 +169,15 @@ def run_folder(spark, folder: str, window, algebra, t0: int, last: int | None, s
     return _drive(state, lines, {"availableNow": True}, cancel)
 
 
-def run_socket(spark, chunks: list[list[str]], window, algebra, t0: int, last: int | None, static=None,
+def run_socket(spark, chunks: Iterable[list[str]], window, algebra, t0: int, last: int | None, static=None,
                cancel: threading.Event | None = None):
     """Stream ``chunks`` of YABench lines (in time order) through Spark's socket source: a local TCP
     server thread sends a chunk once the engine has taken in every line before it, so a micro-batch
     holds about one chunk (chunks are cut to at most ``SOCKET_CHUNK`` lines: with 350,000 lines in one
     batch the stream thread died of a StackOverflowError inside Spark and the run hung).  Spark still
-    cuts batches wherever the lines happen to have arrived; the answers do not depend on it (a window is reported once an element at or after its
-    close has been seen, and the stream is in time order).  The socket source has no end of stream, so
-    the run ends when every line has been seen."""
+    cuts batches wherever the lines happen to have arrived; the answers do not depend on it (a window
+    is reported once an element at or after its close has been seen, and the stream is in time order).
+    The socket source has no end of stream, so the run ends when every line has been seen."""
     state = WindowState(spark, window, algebra, t0, last, static)
     chunks = [chunk[i:i + SOCKET_CHUNK] for chunk in chunks for i in range(0, len(chunk), SOCKET_CHUNK)]
     total = sum(len(chunk) for chunk in chunks)
