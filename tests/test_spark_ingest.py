@@ -17,11 +17,16 @@ LINES = [
     '_:b1 <http://ex.org/p> "8"^^<http://www.w3.org/2001/XMLSchema#integer> "9" .',
     '<http://ex.org/c> <http://ex.org/p> <http://ex.org/o> .',  # no time: a 4-token statement
 ]
+# N-Triples lines without a time that split on spaces like a statement with one, but are not
+SPLIT_LITERALS = [
+    '<http://ex.org/d> <http://ex.org/p> "two words" .',  # 4 tokens, 3 terms
+    '<http://ex.org/e> <http://ex.org/p> "say \\"hi\\" now" .',  # escaped quotes around a space
+]
 
 
 def test_fast_path_and_regex_path_give_the_same_terms():
     spark = session()
-    lines = spark.createDataFrame([(line,) for line in LINES], ["value"])
+    lines = spark.createDataFrame([(line,) for line in LINES + SPLIT_LITERALS], ["value"])
     rows = [tuple(r) for r in ingest.terms(lines).where("s != ''").collect()]
     assert rows == [
         ("<http://ex.org/a>", "<http://ex.org/p>", "<http://ex.org/o>", '"5"'),
@@ -29,6 +34,8 @@ def test_fast_path_and_regex_path_give_the_same_terms():
         ("<http://ex.org/b>", "<http://ex.org/p>", '"x\\"y"', '"7"'),
         ("_:b1", "<http://ex.org/p>", '"8"^^<http://www.w3.org/2001/XMLSchema#integer>', '"9"'),
         ("<http://ex.org/c>", "<http://ex.org/p>", "<http://ex.org/o>", ""),
+        ("<http://ex.org/d>", "<http://ex.org/p>", '"two words"', ""),
+        ("<http://ex.org/e>", "<http://ex.org/p>", '"say \\"hi\\" now"', ""),
     ]
 
 

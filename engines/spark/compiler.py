@@ -120,6 +120,9 @@ def as_term(v: Value) -> Column:
 
 
 class Compiler:
+    """Compiles one query over ``windowed`` (partitioned by window) and ``windows`` (the window
+    instances an empty pattern or an aggregate without GROUP BY answers for)."""
+
     def __init__(self, windowed: DataFrame, windows: DataFrame):
         self.W = windowed
         self.windows = windows
@@ -288,8 +291,13 @@ class Compiler:
                         cols.append(f"{column} AS `{name}`")
                 else:
                     conditions.append(f"{column} = {sql_string(n3(term))}")
-            df = self.W.where(" AND ".join(conditions)) if conditions else self.W
-            parts.append((df.selectExpr(*cols), set(names)))
+            # a window's content is an RDF graph, a set: a triple that arrives again within the
+            # window (or is also background data) is one triple of it (case edges.repeated-triple).
+            # A pattern's solutions determine its triples (constants and variables), so removing
+            # duplicate solutions removes duplicate triples, on a fraction of the data and columns
+            matching = self.W.where(" AND ".join(conditions)) if conditions else self.W
+            solutions = matching.selectExpr(*cols).dropDuplicates()
+            parts.append((solutions, set(names)))
         # join connected patterns first (a cross product only when nothing connects)
         df, bound = parts.pop(0)
         while parts:

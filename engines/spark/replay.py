@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from pyspark.sql import DataFrame, Observation
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 from rdflib import URIRef
@@ -12,7 +12,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 
 from engines.contract import RunRequest
 from engines.spark import ingest
-from engines.spark.compiler import RANK, K, columns, compile_query
+from engines.spark.compiler import RANK, K, columns, compile_query, sql_string
 from engines.spark.session import session
 
 SCHEMA = StructType([StructField("s", StringType()), StructField("p", StringType()),
@@ -47,10 +47,19 @@ def predicates(node, found: set) -> bool:
     return True
 
 
-def matchable(triples: DataFrame, algebra) -> DataFrame:
-    """Only the triples whose predicate some pattern of the query mentions (the others cannot match)."""
+def matchable_condition(algebra) -> str | None:
+    """SQL: the triple's predicate is one that some pattern of the query mentions (the others cannot
+    match); None when every triple may match (a variable predicate or a path)."""
     wanted: set = set()
-    return triples.where(F.col("p").isin(sorted(wanted))) if predicates(algebra, wanted) else triples
+    if not predicates(algebra, wanted):
+        return None
+    return f"p IN ({', '.join(sql_string(x) for x in sorted(wanted))})" if wanted else "false"
+
+
+def matchable(triples: DataFrame, algebra) -> DataFrame:
+    """Only the triples some pattern of the query can match (:func:`matchable_condition`)."""
+    condition = matchable_condition(algebra)
+    return triples if condition is None else triples.where(condition)
 
 
 def static_frame(spark, stream, algebra) -> DataFrame | None:
@@ -65,10 +74,19 @@ def partitions(spark) -> int:
     return int(spark.conf.get("spark.sql.shuffle.partitions"))
 
 
-def assign(spark, triples: DataFrame, window, t0: int, count: int | None = None) -> DataFrame:
+EMPTY = -1  # a window instance that holds no stream triple: its answer is that of every such window
+# in the collected rows: null for an answer; else the row says the stream reached its window, and
+# whether the window holds a stream triple
+MARK = "__held"
+
+
+def assign(spark, triples: DataFrame, window, t0: int, count: int | None = None, keep: str | None = None) -> DataFrame:
     """``(s, p, o, __k)``: every triple once per window instance ``__k`` that holds it (of the first
     ``count`` instances, or of every instance that has started by the triple), hash-partitioned by
-    ``__k``.
+    ``__k``.  A triple that fails ``keep`` (SQL; see :func:`matchable_condition`) or that no window
+    holds is one row with s, p, o NULL and ``__k`` the index of the last window that started by its
+    time: with those rows the job itself tells how far the stream went (:func:`solve`), for the
+    trailing windows that are flushed, with no separate pass over the stream.
 
     Every operator of a compiled query works window by window (patterns, de-duplication, joins on
     ``__k`` plus shared variables, GROUP BY ``__k``), so with this one exchange none of them needs
@@ -79,8 +97,9 @@ def assign(spark, triples: DataFrame, window, t0: int, count: int | None = None)
     # window k holds t iff t0 + k·β ≤ t < t0 + k·β + ω (SQL text: one py4j call each, not dozens)
     kmin = f"greatest(0, CAST(ceil((t - {t0} - {rng} + 1) / {slide}) AS BIGINT))"
     kmax = f"CAST(floor((t - {t0}) / {slide}) AS BIGINT)"
-    windowed = (triples.where(f"{kmax} >= {kmin}")
-                .selectExpr("s", "p", "o", f"explode(sequence({kmin}, {kmax})) AS {K}"))
+    inside = f"({keep or 'true'}) AND {kmax} >= {kmin}"
+    windowed = triples.selectExpr(*(f"IF({inside}, {c}, NULL) AS {c}" for c in ("s", "p", "o")),
+                                  f"explode(IF({inside}, sequence({kmin}, {kmax}), array({kmax}))) AS {K}")
     if count is not None:
         windowed = windowed.where(f"{K} < {count}")
     return windowed.repartition(partitions(spark), K)
@@ -94,41 +113,79 @@ def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: in
     ``triples`` and ``static`` are already only what the query can match (:func:`matchable`; each
     caller filters once, where it reads the stream)."""
     windows = window_instances(window, t0, last)
-    return solve(spark, assign(spark, triples, window, t0, len(windows)), static, windows, algebra, only)
+    form, rows, held, _ = solve(spark, assign(spark, triples, window, t0, len(windows)), static, algebra, only)
+    return form, windows, answers(rows, held, range(len(windows)) if only is None else only)
 
 
-def solve(spark, windowed: DataFrame, static: DataFrame | None, windows: list[tuple[int, int]], algebra,
-          only: list[int] | None = None):
-    """:func:`evaluate` over triples already assigned to their windows (:func:`assign`)."""
-    if only is None:
-        instances = spark.range(len(windows)).withColumnRenamed("id", K)
-    else:
+def solve(spark, windowed: DataFrame, static: DataFrame | None, algebra, only: list[int] | None = None):
+    """(query form, {k: rows}, the windows that hold a stream triple, the highest window index the
+    stream reached or None) over triples assigned to their windows (:func:`assign`), ``only`` the
+    given windows if set.  Rows are computed for the windows that hold a stream triple and for
+    :data:`EMPTY`.
+
+    One Spark job, whatever the query: the windowed triples become a leaf of the query's plan (a
+    lazy local checkpoint), computed once when the job reaches it and read by every triple pattern.
+    Over the plain frame, the optimizer pushed each pattern's filter down to the file, and every
+    pattern scanned and parsed the stream again; a cache needed a job of its own.  A window
+    without stream triples is not computed: its content is the background data alone, as is window
+    :data:`EMPTY`'s, so its answer is the same (:func:`answers`)."""
+    shared = windowed.localCheckpoint(eager=False)
+    try:
+        return _solve(spark, shared, static, algebra, only)
+    finally:
+        release(shared)
+
+
+def release(checkpointed: DataFrame) -> None:
+    """Drop the blocks of a lazily checkpointed frame now, not when the JVM collects its RDD."""
+    checkpointed._jdf.queryExecution().logical().rdd().unpersist(False)
+
+
+def _solve(spark, shared: DataFrame, static: DataFrame | None, algebra, only: list[int] | None):
+    windowed = shared.where("s IS NOT NULL")
+    if only is not None:
         windowed = windowed.where(F.col(K).isin(only))
-        instances = spark.createDataFrame([(k,) for k in only], [K])
+    held = windowed.select(K).distinct()
+    # each of these windows gets one solution of an empty pattern and one row of an aggregate
+    # without GROUP BY
+    instances = held.unionByName(spark.range(EMPTY, EMPTY + 1).withColumnRenamed("id", K))
     if static is not None:
         # partitioned like the stream's triples: the union keeps that partitioning
         windowed = windowed.unionByName(static.crossJoin(instances).select("s", "p", "o", K)
                                         .repartition(partitions(spark), K))
-    # a window's content is an RDF graph, a set: a triple that arrives again within the window (or is
-    # also background data) is one triple of it (case edges.repeated-triple)
-    windowed = windowed.dropDuplicates(["s", "p", "o", K])
     form, result, names = compile_query(algebra, windowed, instances)
     present = set(columns(result))
     values = [F.col(f"v_{n}").alias(n) if f"v_{n}" in present else F.lit(None).cast("string").alias(n)
               for n in names]
     ordered = RANK in present
-    # plain tuples (K, *values[, rank]): a Row's by-name lookup cost 0.3 s for 26 k rows of 3 columns
-    collected = [tuple(r) for r in
-                 result.select(F.col(K), *values, *([F.col(RANK)] if ordered else [])).collect()]
+    rank = F.col(RANK) if ordered else F.lit(None).cast("int").alias(RANK)
+    # the answers, and (as rows whose values are all unbound, marked) each window that holds a stream
+    # triple or that some triple reached: one job
+    nothing = [F.lit(None).cast("string").alias(n) for n in names]
+    reached = shared.selectExpr(K, f"s IS NOT NULL AS {MARK}").distinct()
+    marked = (result.select(F.col(K), *values, rank, F.lit(None).cast("boolean").alias(MARK))
+              .unionByName(reached.select(F.col(K), *nothing, F.lit(None).cast("int").alias(RANK), F.col(MARK))))
+    # plain tuples (K, *values, rank, mark): a Row's by-name lookup cost 0.3 s for 26 k rows of 3 columns
+    collected = [tuple(r) for r in marked.collect()]
+    marks = [r for r in collected if r[-1] is not None]
+    windows_held = {r[0] for r in marks if r[-1]}
+    reach = max((r[0] for r in marks), default=None)
+    collected = [r[:-1] for r in collected if r[-1] is None]
     width = len(names)
     if ordered:  # ORDER BY: the solutions' positions
         collected.sort(key=lambda r: (r[0], r[-1]))
     else:  # a bag: any fixed order, for determinism
-        collected.sort(key=lambda r: (r[0], tuple(str(v) for v in r[1:])))
+        collected.sort(key=lambda r: (r[0], tuple(str(v) for v in r[1:1 + width])))
     by_window: dict[int, list[dict]] = defaultdict(list)
     for row in collected:
         by_window[row[0]].append(dict(zip(names, row[1:1 + width])))
-    return form, windows, by_window
+    return form, by_window, windows_held, reach
+
+
+def answers(rows: dict[int, list[dict]], held: set[int], ks) -> dict[int, list[dict]]:
+    """{k: rows} for every window ``k`` of ``ks``: its own rows if it holds a stream triple, else the
+    :data:`EMPTY` window's."""
+    return {k: rows.get(k if k in held else EMPTY, []) for k in ks}
 
 
 def replay(request: RunRequest, algebra, t0: int, master: str):
@@ -141,18 +198,13 @@ def replay(request: RunRequest, algebra, t0: int, master: str):
 
 
 def replay_file(path: str, fmt: str, window, algebra, t0: int, master: str):
-    """Replay a stream file read by Spark itself (see :mod:`engines.spark.ingest`)."""
+    """Replay a stream file read by Spark itself (see :mod:`engines.spark.ingest`): one job, one scan
+    of the file, which parses it, assigns the triples the query can match to their windows, answers
+    the query and tells how far the stream went (:func:`assign`).  No bound on the window number is
+    needed: a triple only lands in windows that start by its time."""
     spark = session(master)
-    observed = Observation("stream")
-    triples = matchable(ingest.read(spark, path, fmt).observe(observed, F.max("t").alias("last")), algebra)
-    # one scan of the file: parse, keep the triples some pattern can match, assign them to their
-    # windows (partitioned by window), cache them, and observe the last timestamp of the whole stream
-    # on the way (it decides which trailing windows are flushed).  No bound on the window number is
-    # needed: a triple at t <= last only lands in windows that start by t.
-    windowed = assign(spark, triples, window, t0).cache()
-    try:
-        windowed.count()
-        last = observed.get["last"]
-        return solve(spark, windowed, None, window_instances(window, t0, last), algebra)
-    finally:
-        windowed.unpersist()
+    windowed = assign(spark, ingest.read(spark, path, fmt), window, t0, keep=matchable_condition(algebra))
+    form, rows, held, reach = solve(spark, windowed, None, algebra)
+    # the windows that started by the last element: every one up to the highest index reached
+    windows = window_instances(window, t0, None if reach is None else t0 + reach * window.slide)
+    return form, windows, answers(rows, held, range(len(windows)))
