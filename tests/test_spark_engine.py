@@ -210,3 +210,31 @@ def test_spark_run_names_the_line_spark_cannot_read(tmp_path, capsys):
                      "--range", "5s", "--slide", "5s"]) == 2
     err = capsys.readouterr().err
     assert f"{stream}:2:" in err, err
+
+
+def test_replay_file_answers_windows_the_query_cannot_see_and_flushes_to_the_last_triple(tmp_path):
+    """Counts worked out by hand, 5 s tumbling windows from t0 = 0: a window held only by triples no
+    pattern can match (predicate q), an empty one, a held one whose triple the FILTER drops, and a last
+    triple (t = 27 s) that the query cannot match but that still starts window 5."""
+    from rdflib.plugins.sparql import prepareQuery
+
+    from engines.spark.replay import replay_file
+    from oracle.model import WindowSpec
+
+    integer = "^^<http://www.w3.org/2001/XMLSchema#integer>"
+    lines = [("a", "p", 1, 1000), ("b", "p", 2, 2000), ("c", "p", 1, 7000), ("d", "q", 3, 12000),
+             ("e", "p", 5, 21000), ("f", "q", 9, 27000)]
+    path = tmp_path / "stream.nt"
+    path.write_text("".join(f'<http://ex.org/{s}> <http://ex.org/{p}> "{v}"{integer} "{t}" .\n'
+                            for s, p, v, t in lines))
+    where = "WHERE { ?x <http://ex.org/p> ?v FILTER(?v > 1) }"
+    window = WindowSpec(5000, 5000)
+    form, windows, rows = replay_file(str(path), "yabench", window,
+                                      prepareQuery(f"SELECT (COUNT(*) AS ?n) {where}").algebra, 0, "local[2]")
+    assert windows == [(k * 5000, k * 5000 + 5000) for k in range(6)]
+    assert [r[0]["n"] for k, r in sorted(rows.items())] == [f'"{n}"{integer}' for n in (1, 0, 0, 0, 1, 0)]
+    _, windows, rows = replay_file(str(path), "yabench", window, prepareQuery(f"SELECT ?x {where}").algebra, 0,
+                                   "local[2]")
+    assert len(windows) == 6
+    assert {k: [r["x"] for r in found] for k, found in rows.items()} == {
+        0: ["<http://ex.org/b>"], 1: [], 2: [], 3: [], 4: ["<http://ex.org/e>"], 5: []}
