@@ -1,8 +1,9 @@
 """rspconf's RSP engine on Apache Spark (``--engine spark``): replay and streaming modes.
 
 Replay: the recorded stream is processed as one batch job.  Each triple is assigned to every window
-instance that holds it (``explode(sequence(kmin, kmax))``), static triples to every window, and the
-compiled query (see :mod:`engines.spark.compiler`) runs grouped by window instance.  Exact t0,
+instance that holds it (``explode(sequence(kmin, kmax))``), static triples to every window that holds a
+stream triple and to one empty window, whose answer every window without stream triples shares, and
+the compiled query (see :mod:`engines.spark.compiler`) runs grouped by window instance.  Exact t0,
 deterministic, and the fast path for conformance runs.  Results are collected once per case; the R2S
 operator differences consecutive window results.
 

@@ -38,9 +38,6 @@ def session(master: str = "local[2]"):
                 # windowed triples are partitioned by window; a join or aggregate keyed on the window
                 # and more needs no other exchange (engines/spark/replay.py: assign)
                 .config("spark.sql.requireAllClusterKeysForCoPartition", "false")
-                # the cached windowed triples are read a few times, right away: building them
-                # uncompressed was about 10 % faster end to end
-                .config("spark.sql.inMemoryColumnarStorage.compressed", "false")
                 # in local mode the driver is the executor: with 4g the heap held ~2 GB of old data
                 # and collected garbage every ~120 ms (4.6 s of pauses in 10 filter/aggregate runs
                 # at 10^6 triples; 2.2 s with 8g).  A maximum, not an allocation: small cases stay small
