@@ -57,8 +57,8 @@ def terms(lines: DataFrame) -> DataFrame:
 
     split = lines.selectExpr("value", "explode(array(split(value, ' '))) AS __parts")
     # the four terms (the graph or time '' when absent) as one array, out of a generator too: the
-    # line test and the regex appear once in the plan, not once per column (Spark's optimizer works
-    # on every copy, and a query's plan holds several readers of the stream)
+    # line test and the regex appear once in the plan, not once per column (the optimizer and the
+    # code generator work on every copy)
     split_terms = "array(__parts[0], __parts[1], __parts[2], IF(size(__parts) = 5, __parts[3], ''))"
     regex_terms = "array(" + ", ".join(regex(i) for i in range(1, 5)) + ")"
     return (split.selectExpr(f"explode(array(CASE WHEN {simple} THEN {split_terms} ELSE {regex_terms} END)) AS __t")
