@@ -244,6 +244,7 @@ def test_replay_file_answers_windows_the_query_cannot_see_and_flushes_to_the_las
     assert len(windows) == 6
     assert {k: [r["x"] for r in found] for k, found in rows.items()} == {
         0: ["<http://ex.org/b>"], 1: [], 2: [], 3: [], 4: ["<http://ex.org/e>"], 5: []}
-    # the window frames, checkpointed for the jobs, are released with them (not left to the JVM's GC;
-    # other tests' streaming runs in this process may have left persisted frames of their own)
-    assert persisted() == before
+    # the window frames, checkpointed for the jobs, are released with them (not left to the JVM's GC).
+    # Other tests in this process may have persisted frames of their own, which the GC may drop meanwhile:
+    # only new ones count
+    assert not persisted() - before
