@@ -248,3 +248,17 @@ def test_replay_file_answers_windows_the_query_cannot_see_and_flushes_to_the_las
     # Other tests in this process may have persisted frames of their own, which the GC may drop meanwhile:
     # only new ones count
     assert not persisted() - before
+
+
+@pytest.mark.parametrize("mode", ["replay", "streaming"])
+def test_a_query_without_triple_patterns_counts_one_solution_per_window(mode):
+    """``{ }`` has exactly one (empty) solution in every window, so COUNT(*) is 1 in each.  No triple
+    can match, and the streaming mode must still read the stream for its times (the optimizer would
+    prune a scan whose every row is dropped, and the batch's observed metrics with it)."""
+    engine = SparkEngine(mode=mode)
+    case = CASES["edges.border"]
+    request = request_for(case, engine.info(), case.load_stream())
+    request = type(request)(**{**request.__dict__, "r2r": "SELECT (COUNT(*) AS ?c) WHERE { }"})
+    reports = engine.run(request)
+    assert reports and [[int(s["c"]) for s in r.solutions] for r in reports] == [[1]] * len(reports)
+    assert [r.window for r in reports] == [(k * 10, k * 10 + 10) for k in range(len(reports))]

@@ -45,13 +45,16 @@ def predicates(node, found: set) -> bool:
     return True
 
 
+NOTHING = "false"  # the keep condition of a query without triple patterns: no triple can match
+
+
 def matchable_condition(algebra) -> str | None:
     """SQL: the triple's predicate is one that some pattern of the query mentions (the others cannot
     match); None when every triple may match (a variable predicate or a path)."""
     wanted: set = set()
     if not predicates(algebra, wanted):
         return None
-    return f"p IN ({', '.join(sql_string(x) for x in sorted(wanted))})" if wanted else "false"
+    return f"p IN ({', '.join(sql_string(x) for x in sorted(wanted))})" if wanted else NOTHING
 
 
 def matchable(triples: DataFrame, algebra) -> DataFrame:
