@@ -50,8 +50,6 @@ def terms(lines: DataFrame) -> DataFrame:
 
     The expressions are SQL text, one py4j call per column: built from ``pyspark.sql.functions``
     they took some 540 py4j round trips, about 0.15 s of every run."""
-    simple = SIMPLE
-
     def regex(i: int) -> str:
         return f"regexp_extract(value, r'{LINE}', {i})"
 
@@ -61,7 +59,7 @@ def terms(lines: DataFrame) -> DataFrame:
     # code generator work on every copy)
     split_terms = "array(__parts[0], __parts[1], __parts[2], IF(size(__parts) = 5, __parts[3], ''))"
     regex_terms = "array(" + ", ".join(regex(i) for i in range(1, 5)) + ")"
-    return (split.selectExpr(f"explode(array(CASE WHEN {simple} THEN {split_terms} ELSE {regex_terms} END)) AS __t")
+    return (split.selectExpr(f"explode(array(CASE WHEN {SIMPLE} THEN {split_terms} ELSE {regex_terms} END)) AS __t")
             .selectExpr("__t[0] AS s", "__t[1] AS p", "__t[2] AS o", "__t[3] AS g"))
 
 
