@@ -1,6 +1,7 @@
 """Spark engine throughput in replay mode vs a naive rdflib baseline, side by side in one run.
 
 Run: python3 bench/spark_replay.py [--sizes 1e5,1e6,1e7] [--repeat 3] [--baseline-windows 2] [--streaming 1e6]
+                                   [--queries filter,aggregate,join]
 
 Streams are YABench-model streams (30 s, 1 s interval; the number of stations sets the size) written
 as YABench temporal N-Triples lines and read by Spark itself.  For each size and each query — a filter
@@ -100,7 +101,14 @@ def main() -> int:
     parser.add_argument("--baseline-windows", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3, help="warm runs after the first; the best is printed")
     parser.add_argument("--streaming", default="1e6", help="sizes for the streaming mode's sustained rate")
+    parser.add_argument("--queries", default="filter,aggregate,join",
+                        help="which queries to run in replay mode, by the first word of their name")
     args = parser.parse_args()
+    wanted = args.queries.split(",")
+    unknown = [w for w in wanted if not any(name.startswith(w + " ") for name in QUERIES)]
+    if unknown:
+        parser.error(f"--queries: no query named {', '.join(unknown)}; the queries are "
+                     f"{', '.join(name.split()[0] for name in QUERIES)}")
     from engines.spark import SparkEngine
     from engines.spark.session import session
 
@@ -116,6 +124,8 @@ def main() -> int:
     for size in (int(float(s)) for s in args.sizes.split(",")):
         path, count = stream_file(size)
         for name, query in QUERIES.items():
+            if name.split()[0] not in wanted:
+                continue
             started = time.perf_counter()
             reports = engine.run_file(str(path), "yabench", query, WINDOW, "rstream")
             elapsed = time.perf_counter() - started
