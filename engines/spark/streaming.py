@@ -121,21 +121,18 @@ class WindowState:
 
     def on_batch(self, batch, batch_id) -> None:
         """One micro-batch of text lines: parse, keep what the query can match, report closed windows."""
+        counted, timed = Observation(f"lines-{batch_id}"), Observation(f"top-{batch_id}")
+        parsed = (ingest.parse(batch.observe(counted, F.count(F.lit(1)).alias("n")))
+                  .select("s", "p", "o", "t").observe(timed, F.max("t").alias("top")))
         if matchable_condition(self.algebra) == NOTHING:
             # no triple pattern, so no triple to keep: a job that keeps none would not read the batch at
-            # all (the optimizer prunes the scan, and observations of it report nothing), so count the
-            # lines and time the batch directly
-            self.lines += batch.count()
-            top = ingest.parse(batch).agg(F.max("t")).first()[0]
+            # all (the optimizer prunes the scan, and the observations with it), so read it to no sink
+            parsed.write.format("noop").mode("overwrite").save()
         else:
-            counted, timed = Observation(f"lines-{batch_id}"), Observation(f"top-{batch_id}")
-            parsed = (ingest.parse(batch.observe(counted, F.count(F.lit(1)).alias("n")))
-                      .select("s", "p", "o", "t").observe(timed, F.max("t").alias("top")))
             # one job: parse, count the lines, observe the batch's time, keep the triples the query can match
-            kept = matchable(parsed, self.algebra).localCheckpoint()
-            self.lines += counted.get["n"] or 0
-            top = timed.get["top"]
-            self.df = self.df.unionByName(kept)
+            self.df = self.df.unionByName(matchable(parsed, self.algebra).localCheckpoint())
+        self.lines += counted.get["n"] or 0
+        top = timed.get["top"]
         if top is not None:
             self.report(sum(1 for _, c in self.windows if c <= top))
 
