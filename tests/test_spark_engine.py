@@ -218,6 +218,38 @@ def test_numeric_filter_reads_typed_literals_and_treats_ill_typed_ones_as_errors
     assert sorted(r["v_s"] for r in result.collect()) == [f"<http://x/{k}>" for k in "abckm"]
 
 
+def test_effective_boolean_value_follows_sparql_true_false_and_type_error():
+    """FILTER(?v) keeps the terms whose effective boolean value (SPARQL 1.1 §17.2.2) is true,
+    FILTER(!?v) those whose value is false; a type error (an xsd:dateTime literal, an IRI) is dropped by
+    both.  Booleans: "true" and "1" are true; "false" and the invalid "yes" are false.  Numbers: zero,
+    NaN and an ill-typed lexical form ("abc"^^xsd:integer) are false.  Plain, language-tagged and
+    xsd:string literals: false when empty.  Expected sets worked out by hand from the spec's rules."""
+    from rdflib.plugins.sparql import prepareQuery
+
+    from engines.spark.compiler import K, compile_query
+    from engines.spark.session import session
+
+    xsd = "http://www.w3.org/2001/XMLSchema#"
+    values = {"a": f'"true"^^<{xsd}boolean>', "b": f'"1"^^<{xsd}boolean>', "c": f'"false"^^<{xsd}boolean>',
+              "d": f'"yes"^^<{xsd}boolean>', "e": f'"0"^^<{xsd}integer>', "f": f'"2"^^<{xsd}integer>',
+              "g": f'"abc"^^<{xsd}integer>', "h": f'"NaN"^^<{xsd}double>', "i": '""', "j": '"x"', "k": '""@en',
+              "l": '"x"@en', "m": f'"x"^^<{xsd}string>', "n": f'""^^<{xsd}string>',
+              "o": f'"2020-01-01T00:00:00Z"^^<{xsd}dateTime>', "p": "<http://x/iri>", "q": f'"0.0"^^<{xsd}decimal>',
+              "r": f'"-0.5"^^<{xsd}decimal>'}
+    spark = session()
+    windowed = spark.createDataFrame([(f"<http://x/{k}>", "<http://x/v>", v, 0) for k, v in values.items()],
+                                     ["s", "p", "o", K])
+    windows = spark.range(1).withColumnRenamed("id", K)
+
+    def kept(condition: str) -> str:
+        query = f"SELECT ?s WHERE {{ ?s <http://x/v> ?v FILTER({condition}) }}"
+        _, result, _ = compile_query(prepareQuery(query).algebra, windowed, windows)
+        return "".join(sorted(r["v_s"][len("<http://x/"):-1] for r in result.collect()))
+
+    assert kept("?v") == "abfjlmr"
+    assert kept("!?v") == "cdeghiknq"
+
+
 def test_a_triple_repeated_in_a_window_counts_once_in_a_join_but_a_solution_repeated_by_projection_stays():
     """A window's content is a set of triples; the compiler removes duplicates once per BGP.  Window 0
     holds a:p->b twice and b:q->1, b:q->2: two solutions of ``?x p ?y . ?y q ?z``, not four.  Window 1

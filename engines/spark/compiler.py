@@ -117,14 +117,28 @@ def as_num(v: Value) -> Column:
 def as_bool(v: Value) -> Column:
     if v.kind == "bool":
         return v.col
-    if v.kind == "num":
-        return v.col != 0
-    # effective boolean value of a term: true/false literals, numbers, non-empty strings
-    c = v.col
+    if v.kind == "num":  # NaN is false (SPARQL 1.1 §17.2.2); Spark's NaN != 0 holds
+        return (v.col != 0) & ~F.isnan(v.col)
+    return effective_boolean_value(v.col)
+
+
+def effective_boolean_value(c: Column) -> Column:
+    """SPARQL 1.1 §17.2.2 of a term column; null (a type error, which a FILTER drops) for anything else.
+
+    - xsd:boolean: true for the lexical forms ``true`` and ``1``; any other form (``false``, ``0``, or
+      an invalid one) is false;
+    - a numeric type: false if the value is zero or NaN, or if the lexical form is not valid for the
+      type (``"abc"^^xsd:integer``: "the EBV of any literal whose type is xsd:boolean or numeric is
+      false if the lexical form is not valid for that datatype");
+    - a plain, language-tagged or xsd:string literal: false if empty;
+    - any other literal (xsd:dateTime, say), an IRI, a blank node or unbound: a type error."""
     typed, lex, datatype = typed_literal(c)
-    return (F.when(typed & (datatype == str(XSD.boolean)), lex == "true")
-            .when(number(c).isNotNull(), number(c) != 0)
-            .when(c.startswith('"'), F.length(F.regexp_extract(c, LEXICAL, 1)) > 0))
+    value = number(c)
+    numeric = typed & F.array_contains(F.expr(NUMERIC_ARRAY), datatype)
+    return (F.when(typed & (datatype == str(XSD.boolean)), lex.isin("true", "1"))
+            .when(numeric, F.coalesce((value != 0) & ~F.isnan(value), F.lit(False)))
+            .when(typed & (datatype == str(XSD.string)), F.length(lex) > 0)
+            .when(~typed & c.startswith('"'), F.length(F.regexp_extract(c, LEXICAL, 1)) > 0))
 
 
 def as_term(v: Value) -> Column:
