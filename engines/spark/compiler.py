@@ -88,8 +88,19 @@ def number(c: Column) -> Column:
     """The numeric value of a term column: null unless it is a literal of an XSD numeric type whose
     lexical form is a number.  An ill-typed one (``"x"^^xsd:integer``) is a type error in SPARQL, so
     null (a FILTER drops it), not a failed job: ``try_cast``."""
+    numeric, value = numeric_literal(c)
+    return F.when(numeric, value)
+
+
+def numeric_literal(c: Column) -> tuple[Column, Column]:
+    """(is a literal of an XSD numeric type, its lexical form as a double or null if ill-typed)."""
     typed, lex, datatype = typed_literal(c)
-    return F.when(typed & F.array_contains(F.expr(NUMERIC_ARRAY), datatype), lex.try_cast("double"))
+    return typed & F.array_contains(F.expr(NUMERIC_ARRAY), datatype), lex.try_cast("double")
+
+
+def truthy(x: Column) -> Column:
+    """EBV of a number: false if zero or NaN (Spark's NaN != 0 holds)."""
+    return (x != 0) & ~F.isnan(x)
 
 
 def lexical(c: Column) -> Column:
@@ -117,8 +128,8 @@ def as_num(v: Value) -> Column:
 def as_bool(v: Value) -> Column:
     if v.kind == "bool":
         return v.col
-    if v.kind == "num":  # NaN is false (SPARQL 1.1 §17.2.2); Spark's NaN != 0 holds
-        return (v.col != 0) & ~F.isnan(v.col)
+    if v.kind == "num":
+        return truthy(v.col)
     return effective_boolean_value(v.col)
 
 
@@ -133,10 +144,9 @@ def effective_boolean_value(c: Column) -> Column:
     - a plain, language-tagged or xsd:string literal: false if empty;
     - any other literal (xsd:dateTime, say), an IRI, a blank node or unbound: a type error."""
     typed, lex, datatype = typed_literal(c)
-    value = number(c)
-    numeric = typed & F.array_contains(F.expr(NUMERIC_ARRAY), datatype)
+    numeric, value = numeric_literal(c)
     return (F.when(typed & (datatype == str(XSD.boolean)), lex.isin("true", "1"))
-            .when(numeric, F.coalesce((value != 0) & ~F.isnan(value), F.lit(False)))
+            .when(numeric, F.coalesce(truthy(value), F.lit(False)))
             .when(typed & (datatype == str(XSD.string)), F.length(lex) > 0)
             .when(~typed & c.startswith('"'), F.length(F.regexp_extract(c, LEXICAL, 1)) > 0))
 
