@@ -109,11 +109,23 @@ class SparkEngine:
 
     @staticmethod
     def reports(operator: str, form: str, windows, rows) -> list[ObservedReport]:
-        """Per window, in order: parse the terms, apply R2S, stamp with the window and its close time."""
+        """Per window, in order: parse the terms, apply R2S, stamp with the window and its close time.
+
+        Each distinct term text is parsed once per call (terms are immutable): the filter query's
+        answers at 10^6 triples hold 52 k values, 31 k distinct, and the reports took 0.21 s instead
+        of 0.16 s (bench/README.md)."""
         reports = []
         previous: list = []
+        parsed: dict[str, object] = {}
+
+        def cached(value: str):
+            found = parsed.get(value)
+            if found is None:
+                found = parsed[value] = term(value)
+            return found
+
         for k, (opening, closing) in enumerate(windows):
-            current = [{name: term(value) for name, value in row.items() if value is not None}
+            current = [{name: cached(value) for name, value in row.items() if value is not None}
                        for row in rows.get(k, [])]
             if form == "ASK":
                 out = bool(current)
