@@ -338,3 +338,32 @@ def test_a_query_without_triple_patterns_counts_one_solution_per_window(mode):
     reports = engine.run(request)
     assert reports and [[int(s["c"]) for s in r.solutions] for r in reports] == [[1]] * len(reports)
     assert [r.window for r in reports] == [(k * 10, k * 10 + 10) for k in range(len(reports))]
+
+
+def test_reports_parse_each_term_text_once_and_keep_every_value():
+    """Rows as the replay job hands them over (N-Triples text, None for unbound), worked out by hand:
+    two windows, one IRI repeated across rows and windows, a literal, an unbound value.  Each report
+    has the rdflib terms of its rows, and the repeated text is one parsed term."""
+    from rdflib import Literal, URIRef
+
+    a = "<http://ex.org/a>"
+    rows = {0: [{"x": a, "v": '"1"^^<http://www.w3.org/2001/XMLSchema#integer>'}, {"x": a, "v": None}],
+            1: [{"x": a, "v": '"t"@en'}]}
+    reports = SparkEngine.reports("rstream", "SELECT", [(0, 5), (5, 10)], rows)
+    assert [r.window for r in reports] == [(0, 5), (5, 10)]
+    assert [sorted(map(sorted, (s.items() for s in r.solutions))) for r in reports] == [
+        sorted([[("v", Literal(1)), ("x", URIRef("http://ex.org/a"))], [("x", URIRef("http://ex.org/a"))]]),
+        [[("v", Literal("t", lang="en")), ("x", URIRef("http://ex.org/a"))]]]
+    firsts = [s["x"] for r in reports for s in r.solutions]
+    assert all(x is firsts[0] for x in firsts)
+
+
+def test_the_session_uses_the_parallel_collector_unless_told_otherwise():
+    import os
+
+    from engines.spark.session import session
+
+    if "RSPCONF_SPARK_JAVA_OPTIONS" in os.environ:
+        pytest.skip("RSPCONF_SPARK_JAVA_OPTIONS chooses the driver's JVM options here")
+    beans = session()._jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
+    assert sorted(b.getName() for b in beans) == ["PS MarkSweep", "PS Scavenge"]

@@ -7,6 +7,7 @@ import sys
 import threading
 
 _LOCK = threading.Lock()
+JAVA_OPTIONS = "-XX:+UseParallelGC"
 _SESSION = None
 
 
@@ -42,6 +43,11 @@ def session(master: str = "local[2]"):
                 # and collected garbage every ~120 ms (4.6 s of pauses in 10 filter/aggregate runs
                 # at 10^6 triples; 2.2 s with 8g).  A maximum, not an allocation: small cases stay small
                 .config("spark.driver.memory", os.environ.get("RSPCONF_SPARK_DRIVER_MEMORY", "8g"))
+                # the parallel collector, not G1: on 2 cores G1's concurrent threads and barriers took
+                # CPU from the tasks (10 side-by-side runs of the filter and aggregate queries at 10^6
+                # triples in fresh JVMs: ParallelGC ahead in 8, bench/README.md).  Set
+                # RSPCONF_SPARK_JAVA_OPTIONS (even to '') to choose other driver JVM options
+                .config("spark.driver.extraJavaOptions", os.environ.get("RSPCONF_SPARK_JAVA_OPTIONS", JAVA_OPTIONS))
                 .config("spark.sql.execution.arrow.pyspark.enabled", "false")
                 .getOrCreate()
             )
