@@ -12,6 +12,8 @@ engine; the best run, because the machine's noise only ever adds time), and, for
 evaluating each window separately on a graph built in Python), the measured time of the first
 ``--baseline-windows`` windows extrapolated to all windows (labelled as such), and the ratio.  Peak
 memory is the high-water mark of resident memory (VmHWM) of the Spark JVM and of this Python process.
+"JIT s/run" is the CPU time the JVM's JIT compiler threads used per warm run: on 2 cores it competes
+with the tasks, so a warm run during which it still compiles is not yet the steady state.
 """
 
 from __future__ import annotations
@@ -52,6 +54,21 @@ def vm_hwm(pid: int) -> int:
     except OSError:
         pass
     return -1
+
+
+def jit_seconds(pid: int) -> float:
+    """CPU seconds the JVM's JIT compiler threads have used so far (Linux), or NaN.  On 2 cores the
+    compiler competes with the tasks: a run during which it still compiles is not the steady state."""
+    total = 0.0
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            stat = Path(f"/proc/{pid}/task/{task}/stat").read_text()
+            if "Compiler" in stat.split("(", 1)[1].rsplit(")", 1)[0]:
+                fields = stat.rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+    return total
 
 
 def stream_file(triples: int) -> tuple[Path, int]:
@@ -119,7 +136,7 @@ def main() -> int:
     jvm_pid = spark.sparkContext._gateway.proc.pid if getattr(spark.sparkContext._gateway, "proc", None) else -1
     print(f"warm: the best of {args.repeat} more runs of the same query on the same file")
     print(f"{'size':>10} {'query':<15} {'spark s':>8} {'spark triples/s':>16} {'warm s':>8} {'warm triples/s':>16} "
-          f"{'rdflib s (est.)':>16} "
+          f"{'JIT s/run':>9} {'rdflib s (est.)':>16} "
           f"{'ratio':>7} {'JVM peak MB':>11} {'py peak MB':>10}")
     for size in (int(float(s)) for s in args.sizes.split(",")):
         path, count = stream_file(size)
@@ -130,14 +147,16 @@ def main() -> int:
             reports = engine.run_file(str(path), "yabench", query, WINDOW, "rstream")
             elapsed = time.perf_counter() - started
             again = float("inf")
+            compiling = jit_seconds(jvm_pid)
             for _ in range(max(1, args.repeat)):  # the same again, JIT warm: the best run
                 started = time.perf_counter()
                 engine.run_file(str(path), "yabench", query, WINDOW, "rstream")
                 again = min(again, time.perf_counter() - started)
+            compiling = (jit_seconds(jvm_pid) - compiling) / max(1, args.repeat)
             measured, windows = baseline(path, query, args.baseline_windows)
             estimate = measured / min(args.baseline_windows, windows) * windows
-            print(f"{count:>10} {name:<15} {elapsed:>8.1f} {count / elapsed:>16,.0f} {again:>8.1f} "
-                  f"{count / again:>16,.0f} {estimate:>16.1f} "
+            print(f"{count:>10} {name:<15} {elapsed:>8.1f} {count / elapsed:>16,.0f} {again:>8.2f} "
+                  f"{count / again:>16,.0f} {compiling:>9.2f} {estimate:>16.1f} "
                   f"{estimate / elapsed:>6.1f}x {vm_hwm(jvm_pid):>11} {vm_hwm(os.getpid()):>10}"
                   f"   ({len(reports)} windows)", flush=True)
     if args.streaming:
