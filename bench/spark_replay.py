@@ -9,10 +9,10 @@ as YABench temporal N-Triples lines and read by Spark itself.  For each size and
 prints the Spark engine's wall time and triples/s (session already warm), then, after ``--settle``
 untimed runs, the best of ``--repeat`` further runs of the same query on the same file (the JVM's JIT
 warm: the steady state of a long-running engine; the best run, because the machine's noise only ever
-adds time), and, for the baseline (rdflib
-evaluating each window separately on a graph built in Python), the measured time of the first
-``--baseline-windows`` windows extrapolated to all windows (labelled as such), and the ratio.  Peak
-memory is the high-water mark of resident memory (VmHWM) of the Spark JVM and of this Python process.
+adds time), and, for the baseline (rdflib evaluating each window separately on a graph built in Python),
+the measured time of the first ``--baseline-windows`` windows extrapolated to all windows (labelled as
+such), and the ratio.  Peak memory is the high-water mark of resident memory (VmHWM) of the Spark JVM
+and of this Python process.
 "JIT s/run" is the CPU time the JVM's JIT compiler threads used per warm run: on 2 cores it competes
 with the tasks, so a warm run during which it still compiles is not yet the steady state.
 """

@@ -44,8 +44,8 @@ def session(master: str = "local[2]"):
                 # at 10^6 triples; 2.2 s with 8g).  A maximum, not an allocation: small cases stay small
                 .config("spark.driver.memory", os.environ.get("RSPCONF_SPARK_DRIVER_MEMORY", "8g"))
                 # the parallel collector, not G1: on 2 cores G1's concurrent threads and barriers took
-                # CPU from the tasks (10 side-by-side runs of the filter and aggregate queries at 10^6
-                # triples in fresh JVMs: ParallelGC ahead in 8, bench/README.md).  Set
+                # CPU from the tasks (filter and aggregate at 10^6 triples, fresh JVMs alternated:
+                # ParallelGC's best run the faster in 8 of 10 pairs, bench/README.md).  Set
                 # RSPCONF_SPARK_JAVA_OPTIONS (even to '') to choose other driver JVM options
                 .config("spark.driver.extraJavaOptions", os.environ.get("RSPCONF_SPARK_JAVA_OPTIONS", JAVA_OPTIONS))
                 .config("spark.sql.execution.arrow.pyspark.enabled", "false")
