@@ -45,7 +45,7 @@ def session(master: str = "local[2]"):
                 .config("spark.driver.memory", os.environ.get("RSPCONF_SPARK_DRIVER_MEMORY", "8g"))
                 # the parallel collector, not G1: on 2 cores G1's concurrent threads and barriers took
                 # CPU from the tasks (filter and aggregate at 10^6 triples, fresh JVMs alternated:
-                # ParallelGC's best run the faster in 8 of 10 pairs, bench/README.md).  Set
+                # ParallelGC's best run the faster in 12 of 16 pairs, bench/README.md).  Set
                 # RSPCONF_SPARK_JAVA_OPTIONS (even to '') to choose other driver JVM options
                 .config("spark.driver.extraJavaOptions", os.environ.get("RSPCONF_SPARK_JAVA_OPTIONS", JAVA_OPTIONS))
                 .config("spark.sql.execution.arrow.pyspark.enabled", "false")
