@@ -1,6 +1,6 @@
 """Spark engine throughput in replay mode vs a naive rdflib baseline, side by side in one run.
 
-Run: python3 bench/spark_replay.py [--sizes 1e5,1e6,1e7] [--repeat 3] [--settle 5] [--baseline-windows 2]
+Run: python3 bench/spark_replay.py [--sizes 1e5,1e6,1e7] [--repeat 3] [--settle 20] [--baseline-windows 2]
                                    [--streaming 1e6] [--queries filter,aggregate,join]
 
 Streams are YABench-model streams (30 s, 1 s interval; the number of stations sets the size) written
@@ -118,7 +118,7 @@ def main() -> int:
     parser.add_argument("--sizes", default="1e5,1e6")
     parser.add_argument("--baseline-windows", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3, help="warm runs after the first; the best is printed")
-    parser.add_argument("--settle", type=int, default=5,
+    parser.add_argument("--settle", type=int, default=20,
                         help="untimed runs between the first and the warm runs, for the JIT to settle")
     parser.add_argument("--streaming", default="1e6", help="sizes for the streaming mode's sustained rate")
     parser.add_argument("--queries", default="filter,aggregate,join",
