@@ -125,6 +125,7 @@ def main() -> int:
                         help="which queries to run in replay mode, by the first word of their name")
     args = parser.parse_args()
     wanted = args.queries.split(",")
+    repeats = max(1, args.repeat)
     unknown = [w for w in wanted if not any(name.startswith(w + " ") for name in QUERIES)]
     if unknown:
         parser.error(f"--queries: no query named {', '.join(unknown)}; the queries are "
@@ -154,11 +155,11 @@ def main() -> int:
                 engine.run_file(str(path), "yabench", query, WINDOW, "rstream")
             again = float("inf")
             compiling = jit_seconds(jvm_pid)
-            for _ in range(max(1, args.repeat)):  # the same again, JIT warm: the best run
+            for _ in range(repeats):  # the same again, JIT warm: the best run
                 started = time.perf_counter()
                 engine.run_file(str(path), "yabench", query, WINDOW, "rstream")
                 again = min(again, time.perf_counter() - started)
-            compiling = (jit_seconds(jvm_pid) - compiling) / max(1, args.repeat)
+            compiling = (jit_seconds(jvm_pid) - compiling) / repeats
             measured, windows = baseline(path, query, args.baseline_windows)
             estimate = measured / min(args.baseline_windows, windows) * windows
             print(f"{count:>10} {name:<15} {elapsed:>8.1f} {count / elapsed:>16,.0f} {again:>8.2f} "

@@ -88,13 +88,13 @@ def number(c: Column) -> Column:
     """The numeric value of a term column: null unless it is a literal of an XSD numeric type whose
     lexical form is a number.  An ill-typed one (``"x"^^xsd:integer``) is a type error in SPARQL, so
     null (a FILTER drops it), not a failed job: ``try_cast``."""
-    numeric, value = numeric_literal(c)
+    numeric, value = numeric_literal(*typed_literal(c))
     return F.when(numeric, value)
 
 
-def numeric_literal(c: Column) -> tuple[Column, Column]:
-    """(is a literal of an XSD numeric type, its lexical form as a double or null if ill-typed)."""
-    typed, lex, datatype = typed_literal(c)
+def numeric_literal(typed: Column, lex: Column, datatype: Column) -> tuple[Column, Column]:
+    """(is a literal of an XSD numeric type, its lexical form as a double or null if ill-typed), from
+    :func:`typed_literal`'s parts."""
     return typed & F.array_contains(F.expr(NUMERIC_ARRAY), datatype), lex.try_cast("double")
 
 
@@ -144,11 +144,11 @@ def effective_boolean_value(c: Column) -> Column:
     - a plain, language-tagged or xsd:string literal: false if empty;
     - any other literal (xsd:dateTime, say), an IRI, a blank node or unbound: a type error."""
     typed, lex, datatype = typed_literal(c)
-    numeric, value = numeric_literal(c)
+    numeric, value = numeric_literal(typed, lex, datatype)
     return (F.when(typed & (datatype == str(XSD.boolean)), lex.isin("true", "1"))
             .when(numeric, F.coalesce(truthy(value), F.lit(False)))
             .when(typed & (datatype == str(XSD.string)), F.length(lex) > 0)
-            .when(~typed & c.startswith('"'), F.length(F.regexp_extract(c, LEXICAL, 1)) > 0))
+            .when(~typed & c.startswith('"'), F.length(lexical(c)) > 0))
 
 
 def as_term(v: Value) -> Column:
