@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 from rdflib import URIRef
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from engines.contract import RunRequest
 from engines.spark import ingest
-from engines.spark.compiler import RANK, K, columns, compile_query, sql_string
+from engines.spark.compiler import RANK, K, compile_sql, sql_over, sql_string
 from engines.spark.session import session
 
 SCHEMA = StructType([StructField("s", StringType()), StructField("p", StringType()),
@@ -143,38 +142,57 @@ def release(checkpointed: DataFrame) -> None:
     checkpointed._jdf.queryExecution().logical().rdd().unpersist(False)
 
 
-def _solve(spark, shared: DataFrame, static: DataFrame | None, algebra, only: list[int] | None):
-    windowed = shared.where("s IS NOT NULL")
+def solve_sql(names: dict[str, str], algebra, only: list[int] | None) -> tuple[str, str, list[str]]:
+    """(query form, SQL, projected variable names) of the whole job over the views
+    named ``names["shared"]`` (the windowed triples, :func:`assign`) and, if given, ``names["static"]``:
+    the query per window as lines of text, plus, in the same job, each window that some stream
+    triple reached and whether it holds one.  One text, analysed once (:mod:`engines.spark.compiler`)."""
+    keep = "s IS NOT NULL"
     if only is not None:
-        windowed = windowed.where(F.col(K).isin(only))
-    held = windowed.select(K).distinct()
-    # each of these windows gets one solution of an empty pattern and one row of an aggregate
-    # without GROUP BY
-    instances = held.unionByName(spark.range(EMPTY, EMPTY + 1).withColumnRenamed("id", K))
-    if static is not None:
+        keep += f" AND {K} IN ({', '.join(str(int(k)) for k in only)})" if only else " AND false"
+    ctes = [f"__stream AS (SELECT s, p, o, {K} FROM {names['shared']} WHERE {keep})",
+            # each of these windows gets one solution of an empty pattern and one row of an aggregate
+            # without GROUP BY
+            f"__instances AS (SELECT DISTINCT {K} FROM __stream UNION ALL SELECT CAST({EMPTY} AS BIGINT) AS {K})"]
+    windowed = "__stream"
+    if "static" in names:
         # partitioned like the stream's triples: the union keeps that partitioning
-        windowed = windowed.unionByName(static.crossJoin(instances).select("s", "p", "o", K)
-                                        .repartition(partitions(spark), K))
-    form, result, names = compile_query(algebra, windowed, instances)
-    present = set(columns(result))
+        ctes.append(f"__windowed AS (SELECT * FROM __stream UNION ALL SELECT * FROM (SELECT st.s, st.p, st.o,"
+                    f" i.{K} FROM {names['static']} st CROSS JOIN __instances i DISTRIBUTE BY {K}) __st)")
+        windowed = "__windowed"
+    form, rel, projected = compile_sql(algebra, windowed, "__instances")
+    ctes.append(f"__result AS ({rel.sql})")
     # one line of text per solution, its values in projection order separated by newlines (which
     # N-Triples terms never hold; '' for an unbound one), one list of lines per window: a few rows
     # to collect instead of one per solution (pyspark built each Row in ~6 µs: 0.17 s for the
     # filter query's 26 k solutions at 10^6 triples, and 0.1 s more to sort them in Python)
-    parts = [f"coalesce(`v_{n}`, '')" if f"v_{n}" in present else "''" for n in names]
+    parts = [f"coalesce(`v_{n}`, '')" if f"v_{n}" in rel.cols else "''" for n in projected]
     line = f"concat_ws(chr(10), {', '.join(parts)})" if parts else "''"
-    if RANK in present:  # ORDER BY: the solutions in their positions
+    if RANK in rel.cols:  # ORDER BY: the solutions in their positions
         lines = f"transform(sort_array(collect_list(struct({RANK}, {line} AS line))), x -> x.line)"
     else:  # a bag: any fixed order, for determinism
         lines = f"sort_array(collect_list({line}))"
-    answered = result.groupBy(K).agg(F.expr(lines).alias(LINES)).selectExpr(K, LINES, f"CAST(NULL AS BOOLEAN) AS {MARK}")
-    # and, in the same job, each window that some stream triple reached, and whether it holds one
-    reached = (shared.selectExpr(K, f"s IS NOT NULL AS {MARK}").distinct()
-               .selectExpr(K, f"CAST(NULL AS ARRAY<STRING>) AS {LINES}", MARK))
+    text = (f"WITH {', '.join(ctes)} "
+            f"SELECT {K}, {lines} AS {LINES}, CAST(NULL AS BOOLEAN) AS {MARK} FROM __result GROUP BY {K} "
+            f"UNION ALL SELECT DISTINCT {K}, CAST(NULL AS ARRAY<STRING>) AS {LINES}, s IS NOT NULL AS {MARK}"
+            f" FROM {names['shared']}")
+    return form, text, projected
+
+
+def _solve(spark, shared: DataFrame, static: DataFrame | None, algebra, only: list[int] | None):
+    frames = {"shared": shared} if static is None else {"shared": shared, "static": static}
+    compiled = {}
+
+    def build(names: dict[str, str]) -> str:
+        compiled["form"], text, compiled["names"] = solve_sql(names, algebra, only)
+        return text
+
+    collected = sql_over(spark, frames, build).collect()
+    form, names = compiled["form"], compiled["names"]
     by_window: dict[int, list[dict]] = {}
     windows_held: set[int] = set()
     reach = None
-    for k, found, mark in (tuple(r) for r in answered.unionByName(reached).collect()):
+    for k, found, mark in (tuple(r) for r in collected):
         if mark is None:
             by_window[k] = [dict(zip(names, (v or None for v in text.split("\n")))) for text in found]
         else:

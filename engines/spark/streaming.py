@@ -32,8 +32,15 @@ from pyspark.sql import functions as F
 
 from engines.contract import RunRequest
 from engines.spark import ingest
-from engines.spark.replay import (NOTHING, SCHEMA, evaluate, matchable, matchable_condition, static_frame,
-                                  window_instances)
+from engines.spark.replay import (
+    NOTHING,
+    SCHEMA,
+    evaluate,
+    matchable,
+    matchable_condition,
+    static_frame,
+    window_instances,
+)
 from engines.spark.session import session
 
 
