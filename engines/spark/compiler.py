@@ -42,16 +42,6 @@ LEXICAL = r'^"(.*)"(?:@[A-Za-z-]+|\^\^<[^>]*>)?$'
 NULL_TERM = "CAST(NULL AS STRING)"
 
 
-def columns(df: DataFrame) -> list[str]:
-    """``df.columns``, asked of the JVM once per DataFrame (a py4j round trip plus a schema parse);
-    :func:`compile_query` records its result's columns, so they are never asked."""
-    found = getattr(df, "_rspconf_columns", None)
-    if found is None:
-        found = df.columns
-        df._rspconf_columns = found
-    return found
-
-
 def n3(term) -> str:
     return term.n3()
 
@@ -474,33 +464,29 @@ def compile_sql(algebra, windowed: str, windows: str) -> tuple[str, Relation, li
 _VIEWS = itertools.count()
 
 
-def sql_over(spark, frames: dict[str, DataFrame], build) -> DataFrame:
-    """``spark.sql(build(names))``, each frame registered as a temporary view under a fresh name for
-    the one analysis and dropped after it (the analysed plan holds the frames' plans, not the
-    names; fresh names, because runs may overlap in one session).  ``build`` may raise
-    :class:`~engines.contract.Unsupported` before any view exists."""
+def view_names(keys) -> dict[str, str]:
+    """A fresh temporary-view name for each key: runs may overlap in one session."""
     number_ = next(_VIEWS)
-    names = {key: f"__rspconf_{key}{number_}" for key in frames}
-    text = build(names)
+    return {key: f"__rspconf_{key}{number_}" for key in keys}
+
+
+def sql_over(spark, frames: dict[str, DataFrame], names: dict[str, str], text: str) -> DataFrame:
+    """``spark.sql(text)`` with each frame registered under its name (:func:`view_names`) for the one
+    analysis, and dropped after it: the analysed plan holds the frames' plans, not the names."""
     for key, frame in frames.items():
         frame.createOrReplaceTempView(names[key])
     try:
         return spark.sql(text)
     finally:
-        for name in names.values():
-            spark.catalog.dropTempView(name)
+        for key in frames:
+            spark.catalog.dropTempView(names[key])
 
 
 def compile_query(algebra, windowed: DataFrame, windows: DataFrame) -> tuple[str, DataFrame, list[str]]:
-    """(query form, result DataFrame, projected variable names): :func:`compile_sql` over the two
-    frames."""
-    compiled = {}
-
-    def build(names: dict[str, str]) -> str:
-        compiled["query"] = compile_sql(algebra, names["W"], names["windows"])
-        return compiled["query"][1].sql
-
-    result = sql_over(windowed.sparkSession, {"W": windowed, "windows": windows}, build)
-    form, rel, projected = compiled["query"]
-    result._rspconf_columns = rel.cols
-    return form, result, projected
+    """(query form, result DataFrame, projected variable names): :func:`compile_sql` over two frames
+    (the engine compiles inside one larger text, :func:`engines.spark.replay.solve_sql`; this is the
+    compiler alone, for tests and tools)."""
+    frames = {"W": windowed, "windows": windows}
+    names = view_names(frames)
+    form, rel, projected = compile_sql(algebra, names["W"], names["windows"])
+    return form, sql_over(windowed.sparkSession, frames, names, rel.sql), projected

@@ -9,7 +9,14 @@ from rdflib.plugins.sparql.parserutils import CompValue
 
 from engines.contract import RunRequest
 from engines.spark import ingest
-from engines.spark.compiler import RANK, K, compile_sql, sql_over, sql_string
+from engines.spark.compiler import (
+    RANK,
+    K,
+    compile_sql,
+    sql_over,
+    sql_string,
+    view_names,
+)
 from engines.spark.session import session
 
 SCHEMA = StructType([StructField("s", StringType()), StructField("p", StringType()),
@@ -181,20 +188,15 @@ def solve_sql(names: dict[str, str], algebra, only: list[int] | None) -> tuple[s
 
 def _solve(spark, shared: DataFrame, static: DataFrame | None, algebra, only: list[int] | None):
     frames = {"shared": shared} if static is None else {"shared": shared, "static": static}
-    compiled = {}
-
-    def build(names: dict[str, str]) -> str:
-        compiled["form"], text, compiled["names"] = solve_sql(names, algebra, only)
-        return text
-
-    collected = sql_over(spark, frames, build).collect()
-    form, names = compiled["form"], compiled["names"]
+    names = view_names(frames)
+    form, text, projected = solve_sql(names, algebra, only)
+    collected = sql_over(spark, frames, names, text).collect()
     by_window: dict[int, list[dict]] = {}
     windows_held: set[int] = set()
     reach = None
     for k, found, mark in (tuple(r) for r in collected):
         if mark is None:
-            by_window[k] = [dict(zip(names, (v or None for v in text.split("\n")))) for text in found]
+            by_window[k] = [dict(zip(projected, (v or None for v in text.split("\n")))) for text in found]
         else:
             reach = k if reach is None else max(reach, k)
             if mark:
