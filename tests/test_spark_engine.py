@@ -367,3 +367,28 @@ def test_the_session_uses_the_parallel_collector_unless_told_otherwise():
         pytest.skip("RSPCONF_SPARK_JAVA_OPTIONS chooses the driver's JVM options here")
     beans = session()._jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
     assert sorted(b.getName() for b in beans) == ["PS MarkSweep", "PS Scavenge"]
+
+
+def test_the_compiler_tracks_columns_through_union_optional_and_bind():
+    """The compiler writes SQL text and knows each relation's columns itself: a UNION's sides bind
+    different variables (the other side's are unbound), an OPTIONAL leaves ?z unbound where nothing
+    matches, BIND adds a column.  Window 0 holds a p b, a q c, d p e.  Rows worked out by hand."""
+    from rdflib.plugins.sparql import prepareQuery
+
+    from engines.spark.compiler import K, compile_query
+    from engines.spark.session import session
+
+    a, b, c, d, e, p, q = (f"<http://x/{n}>" for n in "abcdepq")
+    spark = session()
+    windowed = spark.createDataFrame([(a, p, b, 0), (a, q, c, 0), (d, p, e, 0)], ["s", "p", "o", K])
+    windows = spark.range(1).withColumnRenamed("id", K)
+
+    def rows(query: str, names: str) -> list[tuple]:
+        _, result, _ = compile_query(prepareQuery(query).algebra, windowed, windows)
+        return sorted((tuple(r[f"v_{n}"] for n in names) for r in result.collect()), key=repr)
+
+    assert rows(f"SELECT ?x ?y ?z WHERE {{ {{ ?x {p} ?y }} UNION {{ ?x {q} ?z }} }}", "xyz") == sorted(
+        [(a, b, None), (d, e, None), (a, None, c)], key=repr)
+    assert rows(f"SELECT ?x ?z WHERE {{ ?x {p} ?y OPTIONAL {{ ?x {q} ?z }} }}", "xz") == sorted(
+        [(a, c), (d, None)], key=repr)
+    assert rows(f"SELECT ?x ?w WHERE {{ ?x {q} ?z BIND(STR(?z) AS ?w) }}", "xw") == [(a, '"http://x/c"')]
