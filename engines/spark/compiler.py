@@ -88,6 +88,13 @@ class Relation:
         """The columns ``wanted``, in that order, a missing one as an unbound term."""
         return ", ".join(quote(c) if c in self.cols else f"{NULL_TERM} AS {quote(c)}" for c in wanted)
 
+    def with_column(self, name: str, value: str, alias: str) -> Relation:
+        """Every other column, then ``value AS name`` (replacing a column of that name: DataFrame's
+        ``withColumn``)."""
+        kept = [c for c in self.cols if c != name]
+        listed = "".join(f"{quote(c)}, " for c in kept)
+        return Relation(f"SELECT {listed}{value} AS {quote(name)} FROM ({self.sql}) {alias}", kept + [name])
+
 
 def typed_literal(c: str) -> tuple[str, str, str]:
     """SQL (is a typed literal, its lexical form, its datatype IRI) of a term ``"lex"^^<dt>``; the last
@@ -285,12 +292,7 @@ class Compiler:
                             f" UNION ALL SELECT {b.select_list(cols)} FROM ({b.sql}) {self.alias()}", cols)
         if name == "Extend":
             rel = self.pattern(node.p)
-            target = col_name(node.var)
-            value = as_term(self.expr(node.expr, rel))
-            kept = [c for c in rel.cols if c != target]
-            listed = "".join(f"{quote(c)}, " for c in kept)
-            return Relation(f"SELECT {listed}{value} AS {quote(target)} FROM ({rel.sql}) {self.alias()}",
-                            kept + [target])
+            return rel.with_column(col_name(node.var), as_term(self.expr(node.expr, rel)), self.alias())
         if name == "Project":
             rel = self.pattern(node.p)
             cols = [K] + [col_name(v) for v in node.PV] + ([RANK] if RANK in rel.cols else [])
@@ -308,15 +310,13 @@ class Compiler:
             rel = self.pattern(node.p)
             if RANK not in rel.cols:
                 raise Unsupported("LIMIT/OFFSET without ORDER BY (which solutions it keeps is not determined)")
-            others = [c for c in rel.cols if c != RANK]
-            listed = "".join(f"{quote(c)}, " for c in others)
-            numbered = (f"SELECT {listed}row_number() OVER (PARTITION BY {quote(K)} ORDER BY {quote(RANK)})"
-                        f" AS {quote(RANK)} FROM ({rel.sql}) {self.alias()}")
+            numbered = rel.with_column(RANK, f"row_number() OVER (PARTITION BY {quote(K)} ORDER BY {quote(RANK)})",
+                                       self.alias())
             start = node.start or 0
             keep = f"{quote(RANK)} > {int(start)}"
             if node.length is not None:
                 keep += f" AND {quote(RANK)} <= {int(start + node.length)}"
-            return Relation(f"SELECT * FROM ({numbered}) {self.alias()} WHERE {keep}", others + [RANK])
+            return Relation(f"SELECT * FROM ({numbered.sql}) {self.alias()} WHERE {keep}", numbered.cols)
         if name == "AggregateJoin":
             return self.aggregate(node)
         raise Unsupported(f"the SPARQL construct {name}")
@@ -337,25 +337,21 @@ class Compiler:
             for key in (kind, number(term), f"coalesce({lexical(term)}, {term})"):
                 keys.append(f"{key} {'DESC NULLS LAST' if descending else 'ASC NULLS FIRST'}")
         keys += [f"{quote(c)} ASC NULLS FIRST" for c in sorted(rel.cols) if c != K]
-        others = [c for c in rel.cols if c != RANK]
-        listed = "".join(f"{quote(c)}, " for c in others)
-        return Relation(f"SELECT {listed}row_number() OVER (PARTITION BY {quote(K)} ORDER BY {', '.join(keys)})"
-                        f" AS {quote(RANK)} FROM ({rel.sql}) {self.alias()}", others + [RANK])
+        return rel.with_column(RANK, f"row_number() OVER (PARTITION BY {quote(K)} ORDER BY {', '.join(keys)})",
+                               self.alias())
 
     def join(self, a: Relation, b: Relation, how: str) -> Relation:
         """Join on the window and the shared variables, as a hash join on each partition: the windowed
         triples are partitioned by window (:func:`engines.spark.replay.assign`), so both sides already
         are, and no exchange, sort or broadcast is needed (sort-merge and broadcast joins measured
-        10-25 % slower on the filter query at 10^6 triples)."""
+        10-25 % slower on the filter query at 10^6 triples).  Every relation has ``__k``, so there is
+        always a shared column."""
         shared = [c for c in a.cols if c in b.cols]
         left, right = self.alias(), self.alias()
         kind = "LEFT OUTER JOIN" if how == "left" else "JOIN"
-        on = f" USING ({', '.join(quote(c) for c in shared)})" if shared else (" ON true" if how == "left" else "")
-        if not shared and how != "left":
-            kind = "CROSS JOIN"
         cols = shared + [c for c in a.cols if c not in shared] + [c for c in b.cols if c not in shared]
-        return Relation(f"SELECT /*+ SHUFFLE_HASH({right}) */ * FROM ({a.sql}) {left} {kind} ({b.sql}) {right}{on}",
-                        cols)
+        return Relation(f"SELECT /*+ SHUFFLE_HASH({right}) */ * FROM ({a.sql}) {left} {kind} ({b.sql}) {right}"
+                        f" USING ({', '.join(quote(c) for c in shared)})", cols)
 
     def bgp(self, triples) -> Relation:
         if not triples:
