@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import re
 
-from rdflib import Literal, URIRef
+from rdflib import BNode, Literal, URIRef
 
 from conformance import profiles
 from conformance.cases import Case
 from oracle.expected import output
-from oracle.r2r import R2R
+from oracle.r2r import R2R, Solutions, same
 from oracle.terms import bag
 
+BNODE = re.compile(r"^_:[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 PNAME = re.compile(r"^([A-Za-z][\w-]*)?:([^\s]*)$")
 LITERAL = re.compile(r'^"(.*)"(?:@([A-Za-z-]+)|\^\^(.+))?$', re.S)
 XSD_NS = "http://www.w3.org/2001/XMLSchema#"
 
 
 def parse_term(value, prefixes: dict[str, str]):
-    """A term written in a case file: a prefixed name, <iri>, a Turtle literal, or a plain number."""
+    """A term written in a case file: a prefixed name, <iri>, a blank node ``_:b1`` (compared up to
+    isomorphism), a Turtle literal (kept as written), or a plain number."""
     if isinstance(value, bool):
         return Literal(value)
     if isinstance(value, (int, float)):
@@ -31,6 +33,8 @@ def parse_term(value, prefixes: dict[str, str]):
     text = str(value)
     if text.startswith("<") and text.endswith(">"):
         return URIRef(text[1:-1])
+    if BNODE.match(text):
+        return BNode(text[2:])
     m = PNAME.match(text)
     if m and (m.group(1) or "") in prefixes:
         return URIRef(prefixes[m.group(1) or ""] + m.group(2))
@@ -38,8 +42,8 @@ def parse_term(value, prefixes: dict[str, str]):
     if m:
         lexical, lang, datatype = m.groups()
         if datatype:
-            return Literal(lexical, datatype=parse_term(datatype, {"xsd": XSD_NS, **prefixes}))
-        return Literal(lexical, lang=lang)
+            return Literal(lexical, datatype=parse_term(datatype, {"xsd": XSD_NS, **prefixes}), normalize=False)
+        return Literal(lexical, lang=lang, normalize=False)
     return Literal(text)
 
 
@@ -63,6 +67,10 @@ def mismatches(case: Case, expectation: dict, stream) -> list[str]:
             problems.append(f"{case.id} report {i}: window [{g.opening}, {g.closing}) vs hand-written {w['window']}")
         if "tau" in w and g.tau != w["tau"]:
             problems.append(f"{case.id} report {i}: report time {g.tau} vs hand-written {w['tau']}")
-        if bag(g.solutions.rows) != bag(solutions(w["solutions"], case.prefixes)):
+        hand = Solutions.of(solutions(w["solutions"], case.prefixes), ordered=g.solutions.ordered)
+        if bag(g.solutions.rows) != bag(hand.rows):
             problems.append(f"{case.id} report {i}: solutions {list(g.solutions.rows)} vs hand-written {w['solutions']}")
+        elif not same(g.solutions, hand):  # ORDER BY: a sequence, up to the order of tied rows
+            problems.append(f"{case.id} report {i}: the hand-written solutions are in another order than ORDER BY "
+                            f"gives: {[dict(r) for r in g.solutions.rows]}")
     return problems

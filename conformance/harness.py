@@ -19,10 +19,10 @@ from conformance.cases import Case, CaseFileError, DataMissing
 from conformance.streams import StreamInputError
 from engines.contract import EngineInfo, RunRequest, Unsupported
 from engines.render import render
-from oracle.explain import diagnose, reason
+from oracle.explain import BUDGET, diagnose, reason
 from oracle.r2r import R2R, QueryError
 from oracle.terms import show_solution
-from oracle.verdict import check
+from oracle.verdict import JudgeTimeout, check
 
 VERDICTS = ("PASS", "FAIL", "ERROR", "TIMEOUT", "UNSUPPORTED", "SKIPPED")
 SHOWN_SOLUTIONS = 20
@@ -44,6 +44,9 @@ class CaseResult:
     seconds: float = 0.0
     error: str | None = None
     findings: dict[str, int] | None = None  # failure patterns → windows (oracle/explain.py FINDINGS)
+    vacuous: bool = False                   # a PASS that compared no report although the stream has data
+    notes: list[str] = field(default_factory=list)
+    variant_of: str | None = None           # the corpus case a replay recording's variant derives from
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -109,6 +112,7 @@ def window_json(i: int, w) -> dict:
         "extra": [show_solution(r) for r in w.extra[:SHOWN_SOLUTIONS]],
         "diagnostics": list(w.diagnostics),
         "gracious": w.gracious,
+        "timing": w.timing,
     }
     return out
 
@@ -120,15 +124,18 @@ def declared_r2s(info: EngineInfo) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True):
-    """The oracle's verdict on an engine's reports for a case, diagnosed when it fails."""
+def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, deadline: float | None = None):
+    """The oracle's verdict on an engine's reports for a case, diagnosed when it fails.  ``deadline``
+    (a monotonic instant) bounds the judging: past it the check raises JudgeTimeout, and the diagnosis
+    of a FAIL gets the time left (at most explain.BUDGET) and says when it was cut short."""
     query = R2R(case.r2r, stream)
     fixed = dict(case.fixed)
     fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
     space = profiles.space(info.profile, fixed, case.vary, window=case.window, stream=stream)
-    verdict = check(stream, case.window, query, space, reports, how=info.alignment)
+    verdict = check(stream, case.window, query, space, reports, how=info.alignment, deadline=deadline)
     if verdict.verdict == "FAIL":
-        diagnose(verdict, query, gracious=gracious)
+        left = BUDGET if deadline is None else max(1.0, min(BUDGET, deadline - time.monotonic()))
+        diagnose(verdict, query, gracious=gracious, budget=left)
     return verdict
 
 
@@ -156,7 +163,8 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     except ValueError as exc:
         return done("ERROR", f"harness: cannot render the query for dialect {info.dialect}: {exc}", str(exc))
     try:
-        reports = call_with_timeout(lambda: adapter.run(request), timeout, getattr(adapter, "cancel", None))
+        reports = call_with_timeout(lambda: adapter.run(request), max(0.1, timeout - (time.monotonic() - started)),
+                                    getattr(adapter, "cancel", None))
     except EngineTimeout as exc:
         return done("TIMEOUT", f"engine: {exc}")
     except Unsupported as exc:
@@ -169,7 +177,9 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     if not isinstance(reports, list):
         return done("ERROR", f"engine returned {type(reports).__name__}, not a list of reports")
     try:
-        verdict = judge(case, info, stream, reports, gracious)
+        verdict = judge(case, info, stream, reports, gracious, deadline=started + timeout)
+    except JudgeTimeout as exc:
+        return done("TIMEOUT", f"oracle (not the engine): {exc} of {timeout:g} s; raise --case-timeout")
     except (QueryError, ValueError) as exc:
         return done("ERROR", f"harness: the oracle cannot evaluate this case: {exc}", traceback.format_exc())
     best = verdict.best
@@ -183,6 +193,8 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     result.mean_precision = round(best.mean("precision"), 6)
     result.mean_recall = round(best.mean("recall"), 6)
     result.findings = dict(verdict.findings) or None
+    result.vacuous = verdict.vacuous
+    result.notes = list(verdict.notes)
     why = reason(verdict)
     own = declared_r2s(info)
     if own and own != case.r2s:

@@ -35,7 +35,9 @@ def _term(text: str, pos: int, what: str):
         term = BNode(bnode)
     else:
         value = unquote(lex)
-        term = Literal(value, lang=lang) if lang else Literal(value, datatype=URIRef(dt) if dt else None)
+        # as written: no lexical normalisation ("01"^^xsd:integer stays "01"; RDF 1.1 Concepts §3.3)
+        term = (Literal(value, lang=lang, normalize=False) if lang
+                else Literal(value, datatype=URIRef(dt) if dt else None, normalize=False))
     return term, m.end()
 
 

@@ -57,7 +57,8 @@ def space(declared: dict, fixed: dict | None = None, vary: dict | None = None, w
     ``t0: aligned`` (windows closing at multiples of the slide) becomes a number once the window and
     the stream are known.  When the case lets t0 vary (``any``) and the engine declares a t0, the range
     the oracle tries includes the declared one: a case that does not test t0 must not fail an engine
-    for the t0 it says it uses."""
+    for the t0 it says it uses — unless that t0 lies after the stream's last element, where no window
+    can hold data."""
     merged: dict[str, Any] = {}
     for source in (declared, fixed or {}, vary or {}):
         for name, value in source.items():
@@ -66,16 +67,17 @@ def space(declared: dict, fixed: dict | None = None, vary: dict | None = None, w
             merged[name] = value
     own = _resolve(declared.get("t0"), window, stream)
     merged["t0"] = _resolve(merged.get("t0", "any"), window, stream)
+    # a declared t0 widens the range only if some window can hold data: a t0 after the last element
+    # would let an engine that says nothing PASS (the range stays the stream's own then)
     if (merged["t0"] == "any" and isinstance(own, int) and not isinstance(own, bool)
-            and merged.get("t0_range") is None and window is not None and stream is not None):
+            and merged.get("t0_range") is None and window is not None and stream is not None
+            and stream.elements and own <= stream.elements[-1].t):
         from oracle.t0 import default_range
 
         lo, hi = default_range(stream, window)
         merged["t0_range"] = [min(lo, own), max(hi, own)]
     choices = {name: _values(name, value) for name, value in merged.items()}
-    single = {name: vals[0] for name, vals in choices.items() if len(vals) == 1}
-    multi = {name: vals for name, vals in choices.items() if len(vals) > 1}
-    return ProfileSpace.of(Profile(**single), **multi)
+    return ProfileSpace.from_choices(choices)
 
 
 def profile(values: dict) -> Profile:

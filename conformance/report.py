@@ -63,6 +63,7 @@ def totals(cases: list[dict]) -> dict:
     out["levels"] = {k: dict(v, total=sum(v.values())) for k, v in sorted(by_level.items())}
     out["capabilities"] = {k: dict(v, total=sum(v.values())) for k, v in sorted(by_cap.items())}
     out["total"] = len(cases)
+    out["vacuous"] = sum(1 for c in cases if c["verdict"] == "PASS" and c.get("vacuous"))
     return out
 
 
@@ -91,13 +92,14 @@ def summary_lines(cases: list[dict], width: int = 160) -> list[str]:
         n = len(c["windows"])
         windows = f"{c['matched']}/{n}" if c.get("matched") is not None else "-"
         t0 = c["explanation"]["t0"] if c.get("explanation") else "-"
-        verdict = c["verdict"] + ("*" if c.get("expected_verdict") else "")
+        verdict = c["verdict"] + ("(vac)" if c.get("vacuous") else "") + ("*" if c.get("expected_verdict") else "")
         row = (f"{c['id'][:idw]:<{idw}} {verdict:<11} {windows:>8} {_fmt(c.get('mean_precision')):>5} "
                f"{_fmt(c.get('mean_recall')):>5} {str(t0):>7}  ")
         lines.append(row + c["reason"][: max(20, width - len(row))])
     t = totals(cases)
     lines.append("")
-    lines.append("totals: " + ", ".join(f"{v} {n}" for v, n in t["verdicts"].items() if n) + f" of {t['total']}")
+    lines.append("totals: " + ", ".join(f"{v} {n}" + (f" ({t['vacuous']} vacuous)" if v == "PASS" and t["vacuous"] else "")
+                                        for v, n in t["verdicts"].items() if n) + f" of {t['total']}")
     for label, group in (("level", t["levels"]), ("capability", t["capabilities"])):
         parts = []
         for name, counts in group.items():
@@ -105,6 +107,9 @@ def summary_lines(cases: list[dict], width: int = 160) -> list[str]:
             parts.append(f"{name} {counts['PASS']}/{judged}" + (f" (+{counts['total'] - judged} not judged)"
                                                                   if counts["total"] - judged else ""))
         lines.append(f"per {label} (PASS/judged): " + "; ".join(parts))
+    if t["vacuous"]:
+        lines.append("(vac) a vacuous PASS: the explanation expects no report although the stream has data, so "
+                     "nothing was compared")
     if any(c.get("expected_verdict") for c in cases):
         lines.append("* a known deviation listed in the engine's expectations file")
     return lines

@@ -10,15 +10,23 @@ Layouts:
 
 Triples inside one element are sorted, so the same input always gives the same stream.  Every error
 names the file and, where there is one, the line.
+
+Literals are kept as written: rdflib normalises ``"01"^^xsd:integer`` to ``"1"`` and ``1.0e0`` to
+``"1.0"`` while parsing (and then merges triples that became equal), but by RDF 1.1 Concepts §3.3
+those are different terms.  Every reader parses with normalisation off (:func:`literals_as_written`),
+so the oracle and every engine see the stream's own terms.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
+import rdflib
 from rdflib import Dataset, Graph, Literal, URIRef
 from rdflib.namespace import XSD
 
@@ -32,6 +40,21 @@ GENERATED_AT = URIRef("http://www.w3.org/ns/prov#generatedAtTime")
 
 class StreamInputError(ValueError):
     """Bad stream input; the message names the file/line and says what to do."""
+
+
+_NORMALISE_LOCK = threading.RLock()
+
+
+@contextlib.contextmanager
+def literals_as_written():
+    """Parse with rdflib's literal normalisation off (a process-wide switch, so held under a lock)."""
+    with _NORMALISE_LOCK:
+        before = rdflib.NORMALIZE_LITERALS
+        rdflib.NORMALIZE_LITERALS = False
+        try:
+            yield
+        finally:
+            rdflib.NORMALIZE_LITERALS = before
 
 
 def _sorted(triples: Iterable) -> tuple:
@@ -50,7 +73,8 @@ def _turtle(text: str, prefixes: dict[str, str], where: str) -> Graph:
     head = "".join(f"@prefix {p}: <{iri}> .\n" for p, iri in sorted(prefixes.items()))
     g = Graph()
     try:
-        g.parse(data=head + text, format="turtle")
+        with literals_as_written():
+            g.parse(data=head + text, format="turtle")
     except Exception as exc:
         raise StreamInputError(f"{where}: not valid Turtle ({exc}); write triples like 'ex:s ex:p ex:o .'") from exc
     return g
@@ -88,7 +112,8 @@ def csrbench(directory: Path, interval: int = 1000, event_graph: bool = False, s
         n = int(re.findall(r"\d+", path.stem)[-1])
         g = Graph()
         try:
-            g.parse(path, format="turtle")
+            with literals_as_written():
+                g.parse(path, format="turtle")
         except Exception as exc:
             raise StreamInputError(f"{path}: not valid Turtle: {exc}") from exc
         elements += elements_of(n * interval, g, event_graph, batch=n, source=str(path))
@@ -100,7 +125,8 @@ def _static(path: Path | None) -> tuple:
         return ()
     g = Graph()
     try:
-        g.parse(path)
+        with literals_as_written():
+            g.parse(path)
     except Exception as exc:
         raise StreamInputError(f"{path}: cannot read static data: {exc}") from exc
     return _sorted(g)
@@ -165,7 +191,8 @@ def trig(path: Path, static: Path | None = None) -> Stream:
     """TriG with one named graph per element, in the order the graphs appear in the file."""
     ds = Dataset()
     try:
-        ds.parse(path, format="trig")
+        with literals_as_written():
+            ds.parse(path, format="trig")
     except Exception as exc:
         raise StreamInputError(f"{path}: not valid TriG: {exc}") from exc
     text = Path(path).read_text(encoding="utf-8")

@@ -34,9 +34,11 @@ def json_term(obj: dict):
     if kind == "bnode":
         return BNode(obj["value"])
     if kind in ("literal", "typed-literal"):
+        # as the engine wrote it: no lexical normalisation ("01"^^xsd:integer stays "01")
         if obj.get("xml:lang"):
-            return Literal(obj["value"], lang=obj["xml:lang"])
-        return Literal(obj["value"], datatype=URIRef(obj["datatype"]) if obj.get("datatype") else None)
+            return Literal(obj["value"], lang=obj["xml:lang"], normalize=False)
+        return Literal(obj["value"], datatype=URIRef(obj["datatype"]) if obj.get("datatype") else None,
+                       normalize=False)
     raise ValueError(f"unknown term type {kind!r} in {obj}")
 
 

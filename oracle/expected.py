@@ -25,6 +25,8 @@ def reports(stream: Stream, window: WindowSpec, profile: Profile, t0: int, query
     previous = None
     for trig in simulate(stream, window, profile, t0):
         relation = query.evaluate(trig.content)
+        if profile.multiplicity == "set":  # duplicate-free relations: R2S takes set differences
+            relation = relation.distinct()
         out = r2s.apply(profile.r2s, relation, previous)
         previous = relation
         if len(out) == 0 and not profile.empty:

@@ -5,16 +5,29 @@ For every window of the best explanation that is not an exact match, :func:`diag
   whether they lie inside the expected window), and
 - the gracious-mode reconstruction of the window the engine seems to have used (for the first
   :data:`GRACIOUS_WINDOWS` wrong windows, borders searched within one window range of the expected ones).
+
+Cheap hypotheses come first, because each names its fault exactly and a border search would only blur
+it: a report out of order or too early; the same solutions with other multiplicities; the R2S operator
+applied wrongly (the whole relation, or set differences); the relation of the neighbouring window.  Only
+a window none of these explains gets provenance and gracious mode.  After the windows: drifting window
+starts and windows of another width, from the borders the engine declares or gracious mode found.
+
+Diagnosis is bounded: past ``budget`` seconds it stops and says so (``diagnosis cut short``).
 """
 
 from __future__ import annotations
 
+import time
+from collections import Counter
+from statistics import median
+
 from rdflib import Literal
 
+from oracle import r2s
 from oracle.gracious import reconstruct
 from oracle.provenance import Provenance
-from oracle.r2r import R2R
-from oracle.terms import show_solution
+from oracle.r2r import R2R, Solutions
+from oracle.terms import show_solution, term_key
 from oracle.verdict import EXTRA, MATCH, MISMATCH, MISSING, CaseVerdict, WindowResult
 
 SHOWN = 5
@@ -30,7 +43,19 @@ FINDINGS = {
     "borders": "has window borders unlike the explained ones (gracious mode)",
     "missing-report": "has no report where the oracle has one",
     "extra-report": "reports where the oracle has no report",
+    "out-of-order": "reports out of order (the output stream is ordered by report time)",
+    "early": "reports a window before it could report (before its close or its content)",
+    "multiplicity": "reports the right solutions with other multiplicities (its relations look duplicate-free, or repeat solutions)",
+    "distinct": "does not apply DISTINCT (repeats solutions)",
+    "filter": "does not apply a FILTER",
+    "r2s-rstream": "streams the whole relation (Rstream) where the query asks another R2S operator",
+    "r2s-set": "computes Istream/Dstream by set difference (one earlier copy cancels every later one)",
+    "shifted": "reports the relation of a neighbouring window (one window late or early)",
+    "drift": "has window starts that drift (borders move by a growing amount)",
+    "width": "has windows of another width or slide than the case's",
 }
+#: seconds of diagnosis per case before it is cut short
+BUDGET = 60.0
 
 
 def _bad_literal(row: dict) -> bool:
@@ -55,20 +80,71 @@ def _times(derivations, near=None) -> str:
     return text
 
 
-def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance: bool = True) -> None:
+def _multiplicity(w: WindowResult, query: R2R) -> str | None:
+    """The finding when the window's bags hold the same solutions with other multiplicities."""
+    e, a = Counter(w.expected.solutions.keys), Counter(w.actual_solutions.keys)
+    if e == a or set(e) != set(a):
+        return None
+    if query.distinct and any(n > 1 for n in a.values()):
+        return "distinct"
+    return "multiplicity"
+
+
+def _r2s_fault(w: WindowResult, operator: str, relation: Solutions, previous: Solutions | None) -> str | None:
+    """'r2s-rstream' if the engine streamed the whole relation, 'r2s-set' if it took set differences."""
+    if operator == "rstream":
+        return None
+    actual = Counter(w.actual_solutions.keys)
+    if Counter(relation.keys) == actual:
+        return "r2s-rstream"
+    before = previous.keys if previous is not None else ()
+    current = relation.keys
+    a, b = (current, before) if operator == "istream" else (before, current)
+    gone = set(b)
+    if Counter(k for k in a if k not in gone) == actual:
+        return "r2s-set"
+    return None
+
+
+def _shifted(w: WindowResult, neighbours) -> str | None:
+    """Which neighbouring expected report's solutions the engine's equal (a relation one window off)."""
+    actual = Counter(w.actual_solutions.keys)
+    for label, other in neighbours:
+        if other is not None and Counter(other.solutions.keys) == actual and other.solutions.keys:
+            return f"the engine reported the relation of the {label} window [{other.opening}, {other.closing}) here"
+    return None
+
+
+def _precise(w: WindowResult) -> bool:
+    """Whether the diff must show datatypes and language tags: a missing and an extra solution read the same."""
+    return bool({show_solution(r) for r in w.missing} & {show_solution(r) for r in w.extra})
+
+
+def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance: bool = True,
+             budget: float = BUDGET) -> None:
     """Fill in ``diagnostics`` and ``gracious`` of the best explanation's windows (in place)."""
+    started = time.monotonic()
     best = verdict.best
+    operator = best.profile.r2s
     prov = Provenance(query) if provenance else None
     whole = (0, len(query.stream)) if len(query.stream) else (0, 0)
+    expected = [w.expected for w in best.windows if w.expected is not None]
+    order = {id(e): i for i, e in enumerate(expected)}
     previous = None
     graced = 0
     found: dict[str, int] = {}
-    for w in best.windows:
+    for index, w in enumerate(best.windows):
+        if time.monotonic() - started > budget:
+            verdict.notes.append(f"diagnosis cut short after {budget:g} s: windows from {index} on are not diagnosed")
+            break
         if w.status == MATCH:
             previous = w.expected
             continue
         kinds: set[str] = set()
         e = w.expected
+        if w.timing:
+            kinds.add("early" if "before the window could report" in w.timing else "out-of-order")
+            w.diagnostics.append(w.timing)
         if w.status == MISSING:
             kinds.add("missing-report")
             w.diagnostics.append(f"MISSING: the oracle reports window {_span(e)} at t={e.tau} "
@@ -80,23 +156,59 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
                                  " where the oracle has no report")
         elif w.status == MISMATCH and not w.order_ok and not w.missing and not w.extra:
             w.diagnostics.append("same solutions in a different order, but the query has ORDER BY")
-        if prov is not None:
+        # the cheap hypotheses need both sides; a MISSING or EXTRA report goes straight to provenance
+        explained = not (w.missing or w.extra)
+        if not explained and w.status == MISMATCH:
+            fault = _multiplicity(w, query)
+            if fault:
+                kinds.add(fault)
+                w.diagnostics.append("same solutions, different multiplicities: " + (
+                    "the query has DISTINCT and the engine repeats solutions" if fault == "distinct" else
+                    "the engine's relation looks duplicate-free" if all(
+                        n == 1 for n in Counter(w.actual_solutions.keys).values()) else
+                    "the engine repeats solutions the oracle has fewer times"))
+                explained = True
+        if not explained and w.status == MISMATCH:
+            relation = query.evaluate(e.content)
+            prev_rel = query.evaluate(previous.content) if previous is not None else None
+            if best.profile.multiplicity == "set":
+                relation = relation.distinct()
+                prev_rel = prev_rel.distinct() if prev_rel is not None else None
+            fault = _r2s_fault(w, operator, relation, prev_rel)
+            if fault:
+                kinds.add(fault)
+                w.diagnostics.append(
+                    f"the engine streamed the window's whole relation, not its {operator.capitalize()}"
+                    if fault == "r2s-rstream" else
+                    f"the engine's {operator.capitalize()} is a set difference: a solution already in the "
+                    "previous relation cancels every copy of it, not one")
+                explained = True
+        if not explained and w.status == MISMATCH:
+            i = order.get(id(e))
+            neighbours = [("previous", expected[i - 1] if i else None),
+                          ("next", expected[i + 1] if i is not None and i + 1 < len(expected) else None)]
+            text = _shifted(w, neighbours)
+            if text:
+                kinds.add("shifted")
+                w.diagnostics.append(text)
+                explained = True
+        if not explained and prov is not None:
+            precise = _precise(w)
             for row in w.missing[:SHOWN]:
                 ders = prov.derivations(row, e.content) if e is not None else []
                 if ders:
-                    w.diagnostics.append(f"missing {show_solution(row)}, derived from the triples at {_times(ders)}"
-                                         f", inside expected window {_span(e)}")
+                    w.diagnostics.append(f"missing {show_solution(row, precise)}, derived from the triples at "
+                                         f"{_times(ders)}, inside expected window {_span(e)}")
                 else:
                     kinds.add("absent-value")
-                    w.diagnostics.append(f"missing {show_solution(row)}, which no stream element derives in expected "
-                                         f"window {_span(e)} (it comes from the absence of matches: an empty "
-                                         "aggregate, a false ASK, an unbound OPTIONAL)")
+                    w.diagnostics.append(f"missing {show_solution(row, precise)}, which no stream element derives "
+                                         f"in expected window {_span(e)} (it comes from the absence of matches: an "
+                                         "empty aggregate, a false ASK, an unbound OPTIONAL)")
             for row in w.extra[:SHOWN]:
+                shown = show_solution(row, precise)
                 ders = prov.derivations(row, whole)
                 if _bad_literal(row):
                     kinds.add("bad-literal")
-                elif not ders:
-                    kinds.add("underived")
                 where = ""
                 if e is not None and ders:
                     inside = all(e.opening <= t < e.closing for d in ders for t in d.times)
@@ -107,16 +219,36 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
                     where = ", inside" if inside else ", outside"
                     where += f" expected window {_span(e)}"
                 near = (e.opening, e.closing) if e is not None else None
-                w.diagnostics.append(f"extra {show_solution(row)}, derived from the triples at {_times(ders, near)}{where}"
-                                     if ders else f"extra {show_solution(row)}, derivable from no stream element")
+                if ders:
+                    w.diagnostics.append(f"extra {shown}, derived from the triples at {_times(ders, near)}{where}")
+                    continue
+                content = e.content if e is not None else whole
+                pattern, rejecting = prov.rejected_by(row, content)
+                if pattern and rejecting:
+                    kinds.add("filter")
+                    span = f"window {_span(e)}" if e is not None else "stream"
+                    w.diagnostics.append(
+                        f"extra {shown}, derivable from the {span}'s triples at {_times(pattern, near)} by the "
+                        "graph pattern but rejected by " + " and ".join(f"FILTER({f})" for f in rejecting))
+                    continue
+                pattern, rejecting = prov.rejected_by(row, whole) if content != whole else ([], [])
+                if not _bad_literal(row):
+                    kinds.add("underived")
+                if pattern:
+                    w.diagnostics.append(
+                        f"extra {shown}, derivable only from elements outside the expected window (the triples "
+                        f"at {_times(pattern, near)}), and there only by the graph pattern"
+                        + (": rejected by " + " and ".join(f"FILTER({f})" for f in rejecting) if rejecting else ""))
+                else:
+                    w.diagnostics.append(f"extra {shown}, derivable from no stream element")
             for label, rows in (("missing", w.missing), ("extra", w.extra)):
                 if len(rows) > SHOWN:
                     w.diagnostics.append(f"… and {len(rows) - SHOWN} more {label} solutions")
-        if gracious and w.status == MISMATCH and e is not None and graced < GRACIOUS_WINDOWS:
+        if gracious and not explained and w.status == MISMATCH and e is not None and graced < GRACIOUS_WINDOWS:
             graced += 1
             prev_sol = query.evaluate(previous.content) if previous is not None else None
-            g = reconstruct(query, best.profile.r2s, e.content, e.opening, e.closing, w.actual_solutions,
-                            prev_sol, reach=e.closing - e.opening)
+            g = reconstruct(query, operator, e.content, e.opening, e.closing, w.actual_solutions,
+                            prev_sol, reach=e.closing - e.opening, deadline=started + budget)
             w.gracious = g.describe()
             if (g.opening, g.closing) != (e.opening, e.closing) and g.f1 > w.f1:
                 kinds.add("borders")
@@ -126,7 +258,49 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
         previous = e if e is not None else previous
         for kind in kinds:
             found[kind] = found.get(kind, 0) + 1
+    for kind, text in _shape_findings(best):
+        found[kind] = found.get(kind, 0) + 1
+        verdict.notes.append(text)
     verdict.findings = {k: found[k] for k in FINDINGS if k in found}
+
+
+def _borders(best) -> list[tuple[int, int, int, int]]:
+    """(expected opening, closing, engine's opening, closing) per window where the engine's borders are
+    known: declared with the report, or reconstructed by gracious mode."""
+    out = []
+    for w in best.windows:
+        e = w.expected
+        if e is None:
+            continue
+        if w.actual is not None and w.actual.window is not None:
+            out.append((e.opening, e.closing, int(w.actual.window[0]), int(w.actual.window[1])))
+        elif w.gracious is not None and w.gracious["recall"] > 0:
+            out.append((e.opening, e.closing, w.gracious["opening"], w.gracious["closing"]))
+    return out
+
+
+def _ms(ms: float) -> str:
+    return f"{ms / 1000:g} s" if ms % 1000 == 0 else f"{ms:g} ms"
+
+
+def _shape_findings(best) -> list[tuple[str, str]]:
+    """Drift (window starts off by a growing amount) and another width or slide, from known borders."""
+    out = []
+    borders = _borders(best)
+    shifts = [(o2 - o1) for o1, _, o2, _ in borders]
+    if len(shifts) >= 3 and len(set(shifts)) > 1:
+        steps = [b - a for a, b in zip(shifts, shifts[1:])]
+        if all(st >= 0 for st in steps) and shifts[-1] > shifts[0] or all(st <= 0 for st in steps) and shifts[-1] < shifts[0]:
+            per = (shifts[-1] - shifts[0]) / (len(shifts) - 1)
+            out.append(("drift", f"window starts drift: {'+' if per > 0 else '-'}{_ms(abs(round(per)))} per window "
+                                 f"(the engine's openings move from {shifts[0]:+d} to {shifts[-1]:+d} ms off the expected ones)"))
+    widths = [c2 - o2 for _, _, o2, c2 in borders]
+    if len(widths) >= 2:
+        width = median(widths)
+        expected_width = borders[0][1] - borders[0][0]
+        if width != expected_width and sum(1 for x in widths if x == width) * 2 > len(widths):
+            out.append(("width", f"the engine's windows look {_ms(width)} wide, not {_ms(expected_width)}"))
+    return out
 
 
 def findings_text(findings: dict[str, int]) -> str:
@@ -135,8 +309,10 @@ def findings_text(findings: dict[str, int]) -> str:
 
 
 def diff(w: WindowResult) -> str:
-    """A readable diff of the expected and actual bags of one window ('-' missing, '+' extra)."""
-    lines = [f"- {show_solution(r)}" for r in w.missing] + [f"+ {show_solution(r)}" for r in w.extra]
+    """A readable diff of the expected and actual bags of one window ('-' missing, '+' extra); datatypes
+    and language tags are shown when a missing and an extra solution would otherwise read the same."""
+    precise = _precise(w)
+    lines = [f"- {show_solution(r, precise)}" for r in w.missing] + [f"+ {show_solution(r, precise)}" for r in w.extra]
     return "\n".join(lines) if lines else "(bags equal)"
 
 
@@ -146,12 +322,18 @@ def reason(verdict: CaseVerdict) -> str:
     if verdict.verdict == "PASS":
         lo, hi = best.t0_class
         span = f"t0={lo}" if lo == hi else f"t0 in [{lo}, {hi}]"
+        if verdict.vacuous:
+            return (f"VACUOUS: explained by {span} with no report at all, although the stream has data: nothing "
+                    "was compared (the explanation expects no report)")
         return f"explained by {span}; {len(best.windows)} reports match"
     bad = [w for w in best.windows if w.status != MATCH]
+    notes = f" — {'; '.join(verdict.notes)}" if verdict.notes else ""
+    if not bad:
+        return f"best t0={best.t0}: {len(best.windows)} reports match, but{notes or ' no explanation is admissible'}"
     first = bad[0]
     counts = {s: sum(w.status == s for w in bad) for s in (MISMATCH, MISSING, EXTRA)}
     summary = ", ".join(f"{n} {s.lower()}" for s, n in counts.items() if n)
     detail = first.diagnostics[0] if first.diagnostics else first.status
     where = f"window {_span(first.expected)}: " if first.expected is not None else ""
     pattern = f" — pattern: {findings_text(verdict.findings)}" if verdict.findings else ""
-    return f"best t0={best.t0}: {summary} of {len(best.windows)} reports{pattern}; first: {where}{detail}"
+    return f"best t0={best.t0}: {summary} of {len(best.windows)} reports{pattern}{notes}; first: {where}{detail}"

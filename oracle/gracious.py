@@ -9,6 +9,7 @@ The reconstructed borders reveal a late purge (opening moved left) or a shifted 
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_left
 from dataclasses import dataclass
 
@@ -40,9 +41,12 @@ def _group_starts(times: list[int]) -> list[int]:
 
 
 def reconstruct(query: R2R, operator: str, expected_content: tuple[int, int], opening: int, closing: int,
-                actual: Solutions, previous: Solutions | None, reach: int) -> GraciousWindow:
+                actual: Solutions, previous: Solutions | None, reach: int,
+                deadline: float | None = None) -> GraciousWindow:
     """The borders (on element timestamps within ``reach`` ms of the expected ones) that best explain
-    ``actual``; ties keep the borders closest to the expected ones."""
+    ``actual``; ties keep the borders closest to the expected ones.  Trial windows are evaluated without
+    filling the query's cache (they are many, each used once), and past ``deadline`` (a monotonic
+    instant) the search stops with the best borders found so far."""
     times = query.stream.times
     n = len(times)
     cuts = _group_starts(times)
@@ -55,7 +59,7 @@ def reconstruct(query: R2R, operator: str, expected_content: tuple[int, int], op
 
     def score(lo: int, hi: int):
         content = (lo, hi) if lo < hi else (0, 0)
-        out = r2s.apply(operator, query.evaluate(content), previous)
+        out = r2s.apply(operator, query.evaluate(content, keep=content == expected_content), previous)
         w = compare_bags(out, actual)
         return (w.f1, -abs(lo - lo0) - abs(hi - hi0)), w
 
@@ -64,13 +68,13 @@ def reconstruct(query: R2R, operator: str, expected_content: tuple[int, int], op
     for _ in range(2):
         improved = False
         for cand in lo_cands:
-            if cand >= hi:
+            if cand >= hi or (deadline is not None and time.monotonic() > deadline):
                 continue
             s, w = score(cand, hi)
             if s > best:
                 best, best_w, lo, improved = s, w, cand, True
         for cand in hi_cands:
-            if cand <= lo:
+            if cand <= lo or (deadline is not None and time.monotonic() > deadline):
                 continue
             s, w = score(lo, cand)
             if s > best:

@@ -28,6 +28,9 @@ R2S_OPERATORS = ("rstream", "istream", "dstream")
 CLOSE_RULES = (">=", ">")
 END_OF_STREAM = ("flush", "drop")
 REPORT_CONDITIONS = ("window-close", "content-change", "non-empty-content")
+#: bag: every relation a multiset (SPARQL 1.1); set: duplicate-free relations (CSRBench's oracle, and
+#: recorders that deduplicate each relation); R2S then takes set differences.
+MULTIPLICITIES = ("bag", "set")
 
 
 class StreamError(ValueError):
@@ -101,7 +104,10 @@ class Profile:
     ``t0_range`` (inclusive, ms; default: from the first element's time to that plus the window range,
     CSRBench's range at millisecond resolution).
     ``report`` is a conjunction of conditions from :data:`REPORT_CONDITIONS`; ``periodic`` (ms) adds
-    SECRET's periodic condition.
+    SECRET's periodic condition.  ``multiplicity`` says whether the engine's relations are bags or sets.
+
+    A profile whose parameters contradict each other (one silently defeats another) is rejected with a
+    message that says which value to use: see :meth:`contradictions`.
     """
 
     t0: int | str = "any"
@@ -116,6 +122,7 @@ class Profile:
     boundary: str = "[o,c)"
     close: str = ">="
     end_of_stream: str = "drop"
+    multiplicity: str = "bag"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "report", frozenset(self.report))
@@ -128,7 +135,7 @@ class Profile:
                 problems.append(f"t0_range {self.t0_range} is empty")
         for name, allowed in (("tick", TICKS), ("granularity", GRANULARITIES), ("grain", GRAINS),
                               ("r2s", R2S_OPERATORS), ("boundary", BOUNDARIES), ("close", CLOSE_RULES),
-                              ("end_of_stream", END_OF_STREAM)):
+                              ("end_of_stream", END_OF_STREAM), ("multiplicity", MULTIPLICITIES)):
             if getattr(self, name) not in allowed:
                 problems.append(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         unknown = self.report - set(REPORT_CONDITIONS)
@@ -139,8 +146,40 @@ class Profile:
             problems.append("the report policy needs a trigger: window-close, content-change or periodic")
         if self.periodic is not None and self.periodic <= 0:
             problems.append(f"periodic must be a positive number of ms, got {self.periodic}")
+        if not problems:
+            problems = self.contradictions()
         if problems:
             raise ValueError("invalid profile: " + "; ".join(problems))
+
+    def contradictions(self) -> list[str]:
+        """Pairs of parameters where one would silently defeat the other, each with the fix.
+
+        Every pair of dimensions was checked for this trap; these are the ones that have it:
+        - a boundary closed on the right (``[o,c]``, ``(o,c]``) puts an element stamped c in the window,
+          but close ``>=`` closes the window when c arrives, before that element is added;
+        - ``t0_range`` is the range tried for ``t0: any`` and means nothing beside a fixed t0;
+        - ``granularity`` splits a timestamp's elements into ticks of the tuple-driven tick only;
+        - ``grain`` chooses among the windows one moment closes: only window-close reports have one;
+        - ``end_of_stream: flush`` closes the last windows, which reports only under window-close.
+        """
+        out = []
+        if self.boundary.endswith("c]") and self.close == ">=":
+            out.append(f"boundary {self.boundary!r} puts an element stamped c inside the window, but close '>=' "
+                       "closes the window when c arrives, before that element is added, so it never enters: "
+                       "use close '>' with this boundary (or boundary '[o,c)')")
+        if self.t0_range is not None and self.t0 != "any":
+            out.append(f"t0_range {list(self.t0_range)} is the range tried for t0 'any', but t0 is fixed at {self.t0}: "
+                       "drop t0_range or set t0: any")
+        if self.granularity == "element" and self.tick != "tuple-driven":
+            out.append(f"granularity 'element' splits ticks of the tuple-driven tick only, but tick is {self.tick!r}: "
+                       "drop granularity or use tick: tuple-driven")
+        if self.grain == "single" and "window-close" not in self.report:
+            out.append("grain 'single' chooses among the windows that close at one moment, which matters only for "
+                       "window-close reports: drop grain or add window-close to report")
+        if self.end_of_stream == "flush" and "window-close" not in self.report:
+            out.append("end_of_stream 'flush' closes the last windows, which reports only under window-close: "
+                       "use end_of_stream: drop or add window-close to report")
+        return out
 
     def describe(self) -> dict[str, Any]:
         """A JSON-ready description, stable across runs."""
@@ -155,7 +194,8 @@ class Profile:
         return out
 
     def with_t0(self, t0: int) -> "Profile":
-        return replace(self, t0=t0)
+        """This profile with t0 fixed (the range tried for 'any' no longer applies)."""
+        return replace(self, t0=t0, t0_range=None)
 
 
 @dataclass(frozen=True)
@@ -186,10 +226,43 @@ class ProfileSpace:
             choices.append((name, values))
         return cls(tuple(choices))
 
+    @classmethod
+    def from_choices(cls, values: Mapping[str, tuple[Any, ...]]) -> "ProfileSpace":
+        """A space from admissible values per parameter (defaults for the rest), validated only per
+        variant: a contradictory first combination must not stop the admissible ones."""
+        unknown = set(values) - {f.name for f in fields(Profile)}
+        if unknown:
+            raise ValueError(f"unknown profile parameter(s): {sorted(unknown)}")
+        choices = []
+        for f in fields(Profile):
+            vals = tuple(values[f.name]) if f.name in values else (f.default,)
+            if not vals:
+                raise ValueError(f"profile parameter {f.name!r} admits no value")
+            choices.append((f.name, vals))
+        space = cls(tuple(choices))
+        next(space.variants())  # at least one admissible profile, or a clear error
+        return space
+
     def variants(self) -> Iterator[Profile]:
+        """Every admissible profile.  A combination of *varied* values that contradicts itself (see
+        :meth:`Profile.contradictions`) is not admissible and is left out; a contradiction among the
+        fixed values, or a space with no admissible profile left, is an error."""
         names = [name for name, _ in self.choices]
+        varied = set(self.varied())
+        first_error = None
+        yielded = False
         for combo in itertools.product(*(values for _, values in self.choices)):
-            yield Profile(**dict(zip(names, combo)))
+            try:
+                profile = Profile(**dict(zip(names, combo)))
+            except ValueError as exc:
+                if not varied:
+                    raise
+                first_error = first_error or exc
+                continue
+            yielded = True
+            yield profile
+        if not yielded and first_error is not None:
+            raise ValueError(f"no admissible profile: every combination is invalid, e.g. {first_error}")
 
     def varied(self) -> dict[str, tuple[Any, ...]]:
         """The parameters that have more than one admissible value."""

@@ -6,16 +6,17 @@ number of distinct window contents, not with the number of t0 candidates or prof
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from typing import Any
 
-from rdflib import Graph, Literal, URIRef
+from rdflib import Graph, Literal, URIRef, Variable
 from rdflib.plugins.sparql import prepareQuery
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from oracle import joinorder
 from oracle.model import Stream
-from oracle.terms import solution_keys
+from oracle.terms import solution_keys, term_key
 
 
 class QueryError(ValueError):
@@ -24,11 +25,20 @@ class QueryError(ValueError):
 
 @dataclass(frozen=True)
 class Solutions:
-    """A bag (or, under ORDER BY, a sequence) of solutions with their comparison keys."""
+    """A bag (or, under ORDER BY, a sequence) of solutions with their comparison keys.
+
+    Under ORDER BY on projected variables, ``order_vars`` names them and ``pool`` maps each sort key
+    (the values of those variables) to the bag of rows that share it in the query's answer *without*
+    LIMIT/OFFSET: SPARQL leaves the order of tied rows open, and which tied rows a LIMIT keeps, so an
+    engine's sequence is right when its sort keys run in the same sequence and each tie group holds
+    rows the pool has (:func:`same`).
+    """
 
     rows: tuple[dict, ...]
     keys: tuple[tuple, ...]
     ordered: bool = False
+    order_vars: tuple[str, ...] | None = None
+    pool: dict | None = None
 
     @classmethod
     def of(cls, rows, ordered: bool = False) -> "Solutions":
@@ -38,15 +48,70 @@ class Solutions:
     def __len__(self) -> int:
         return len(self.rows)
 
+    def distinct(self) -> "Solutions":
+        """The same solutions with each one once (first occurrence kept, so an order survives)."""
+        seen: set = set()
+        rows, keys = [], []
+        for row, key in zip(self.rows, self.keys):
+            if key not in seen:
+                seen.add(key)
+                rows.append(row)
+                keys.append(key)
+        return Solutions(tuple(rows), tuple(keys), self.ordered, self.order_vars, self.pool)
+
+    def sort_keys(self, order_vars: tuple[str, ...]) -> list[tuple]:
+        return [tuple(term_key(row[v]) if row.get(v) is not None else None for v in order_vars) for row in self.rows]
+
+
+def same(expected: Solutions, actual: Solutions) -> bool:
+    """Whether an engine's solutions equal the expected ones: as bags, or under ORDER BY as sequences
+    up to the order of tied rows and the choice of tied rows at a LIMIT border."""
+    if not expected.ordered:
+        return Counter(expected.keys) == Counter(actual.keys)
+    if expected.order_vars is None or expected.pool is None:
+        return list(expected.keys) == list(actual.keys)
+    if len(expected.keys) != len(actual.keys):
+        return False
+    groups = actual.sort_keys(expected.order_vars)
+    if groups != expected.sort_keys(expected.order_vars):
+        return False
+    taken: dict = {}
+    for group, key in zip(groups, actual.keys):
+        taken.setdefault(group, Counter())[key] += 1
+    return all(not (bag - expected.pool.get(group, Counter())) for group, bag in taken.items())
+
+
+def _order_vars(algebra: CompValue) -> tuple[str, ...] | None:
+    """The projected variables an ORDER BY sorts on, if it sorts on projected variables only."""
+    node, projected = algebra.p, None
+    while isinstance(node, CompValue):
+        if node.name == "Project":
+            projected = {str(v) for v in node.PV}
+        if node.name == "OrderBy":
+            names = []
+            for cond in node.expr:
+                expr = cond.expr if isinstance(cond, CompValue) and cond.name == "OrderCondition" else cond
+                if not isinstance(expr, Variable) or projected is None or str(expr) not in projected:
+                    return None
+                names.append(str(expr))
+            return tuple(names)
+        node = node.get("p")
+    return None
+
+
+
+def _has(node: Any, name: str) -> bool:
+    if isinstance(node, CompValue):
+        if node.name == name:
+            return True
+        return any(_has(v, name) for v in node.values())
+    if isinstance(node, (list, tuple)):
+        return any(_has(v, name) for v in node)
+    return False
+
 
 def _has_order_by(node: Any) -> bool:
-    if isinstance(node, CompValue):
-        if node.name == "OrderBy":
-            return True
-        return any(_has_order_by(v) for v in node.values())
-    if isinstance(node, (list, tuple)):
-        return any(_has_order_by(v) for v in node)
-    return False
+    return _has(node, "OrderBy")
 
 
 def _predicates(node: Any, found: set) -> bool:
@@ -85,11 +150,36 @@ class R2R:
         if self.form not in ("SelectQuery", "ConstructQuery", "AskQuery"):
             raise QueryError(f"unsupported query form {self.form}: use SELECT, CONSTRUCT or ASK")
         self.ordered = self.form == "SelectQuery" and _has_order_by(self.query.algebra)
+        self.order_vars = _order_vars(self.query.algebra) if self.ordered else None
+        self.distinct = self.form == "SelectQuery" and _has(self.query.algebra, "Distinct")
+        self.unsliced = self._unsliced() if self.order_vars else None
         self._cache: dict[tuple[int, int], Solutions] = {}
         self.evaluations = 0
         wanted: set = set()
         self.relevant = wanted if _predicates(self.query.algebra, wanted) else None
         joinorder.mark(self.query.algebra)
+
+    def _unsliced(self):
+        """The query without its top LIMIT/OFFSET (None if it has none): the pool of tied rows."""
+        from rdflib.plugins.sparql.sparql import Query
+
+        top = self.query.algebra
+        if not (isinstance(top.p, CompValue) and top.p.name == "Slice"):
+            return None
+        algebra = CompValue(top.name, **{k: v for k, v in top.items()})
+        algebra["p"] = top.p.p
+        return Query(self.query.prologue, algebra)
+
+    def _with_pool(self, sols: Solutions, g: Graph, init: dict | None) -> Solutions:
+        full = sols
+        if self.unsliced is not None:
+            result = g.query(self.unsliced, initBindings=init or {})
+            names = [str(v) for v in result.vars]
+            full = Solutions.of([{n: row[i] for i, n in enumerate(names) if row[i] is not None} for row in result])
+        pool: dict = {}
+        for group, key in zip(full.sort_keys(self.order_vars), full.keys):
+            pool.setdefault(group, Counter())[key] += 1
+        return replace(sols, order_vars=self.order_vars, pool=pool)
 
     def graph(self, content: tuple[int, int]) -> Graph:
         """The static data plus the elements in ``content``, restricted to the relevant predicates."""
@@ -112,13 +202,16 @@ class R2R:
         rows = []
         for row in result:
             rows.append({n: row[i] for i, n in enumerate(names) if row[i] is not None})
-        return Solutions.of(rows, self.ordered)
+        sols = Solutions.of(rows, self.ordered)
+        return self._with_pool(sols, g, init) if self.order_vars else sols
 
-    def evaluate(self, content: tuple[int, int]) -> Solutions:
-        """Solutions of the query over the static data plus the elements ``content`` (cached)."""
+    def evaluate(self, content: tuple[int, int], keep: bool = True) -> Solutions:
+        """Solutions of the query over the static data plus the elements ``content`` (cached unless
+        ``keep`` is false: a one-off trial, e.g. a gracious-mode border, must not grow the cache)."""
         hit = self._cache.get(content)
         if hit is None:
             self.evaluations += 1
             hit = self.evaluate_graph(self.graph(content))
-            self._cache[content] = hit
+            if keep:
+                self._cache[content] = hit
         return hit

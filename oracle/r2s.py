@@ -17,7 +17,7 @@ def minus(a: Solutions, b: Solutions) -> Solutions:
         else:
             rows.append(row)
             keys.append(key)
-    return Solutions(tuple(rows), tuple(keys), a.ordered)
+    return Solutions(tuple(rows), tuple(keys), a.ordered, a.order_vars, a.pool)
 
 
 def apply(operator: str, current: Solutions, previous: Solutions | None) -> Solutions:

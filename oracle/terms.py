@@ -1,7 +1,12 @@
 """Solution bags compared the way the W3C SPARQL test suite compares them.
 
 - literals by value: numbers of any XSD numeric type compare by value (``92`` equals
-  ``"92.0"^^xsd:double``), rounded to 12 significant digits because engines print doubles differently;
+  ``"92.0"^^xsd:double``).  Integers and decimals compare exactly (1700000000001 is not
+  1700000000002: epoch milliseconds are common in stream data); a float or double compares exactly
+  when it holds a whole number below 2^53, else rounded to 12 significant digits (a relative tolerance of
+  about 5e-13, because engines compute and print doubles differently, e.g. an average summed in
+  another order).  A decimal with more than 15 significant digits is the result of a division, not
+  data (Jena's AVG prints 24 digits), and compares like a double;
   ``xsd:string`` equals a simple literal; language tags are case-insensitive; other typed literals by
   their canonical value where rdflib knows one;
 - blank nodes up to isomorphism: each blank node is renamed after a colour computed from the rows it
@@ -30,7 +35,22 @@ Solution = Mapping[str, Any]
 Key = tuple
 
 
-def _number(value: Any) -> Any:
+FLOATING = {XSD.double, XSD.float}
+EXACT_FLOAT = 2 ** 53
+COMPUTED_DIGITS = 15  # a decimal longer than this is a computed quotient (see the module docstring)
+
+
+def _number(value: Any, floating: bool) -> Any:
+    """A hashable numeric value: exact for integers and decimals; for floating-point values exact when
+    whole (and below 2^53), else rounded to 12 significant digits."""
+    if not floating:
+        try:
+            exact = Decimal(str(value).strip())
+        except (ArithmeticError, ValueError):
+            return None
+        if not exact.is_finite() or len(exact.normalize().as_tuple().digits) <= COMPUTED_DIGITS:
+            return exact
+        value = exact  # a computed quotient: compared like a double
     try:
         f = float(value)
     except (TypeError, ValueError, OverflowError):
@@ -39,7 +59,9 @@ def _number(value: Any) -> Any:
         return "NaN"
     if f in (float("inf"), float("-inf")):
         return f
-    return float(f"{f:.12g}")
+    if f == int(f) and abs(f) < EXACT_FLOAT:
+        return Decimal(int(f))
+    return Decimal(f"{f:.12g}")
 
 
 def term_key(term: Any) -> tuple:
@@ -55,7 +77,9 @@ def term_key(term: Any) -> tuple:
         if dt is None or dt == XSD.string:
             return ("str", str(term))
         if dt in NUMERIC:
-            n = _number(term.toPython() if not isinstance(term.toPython(), Literal) else str(term))
+            value = term.toPython()
+            n = None if isinstance(value, Literal) or getattr(term, "ill_typed", False) else _number(
+                value, dt in FLOATING)
             if n is not None:
                 return ("num", n)
             return ("ill-typed", str(dt), str(term))
@@ -71,12 +95,16 @@ def term_key(term: Any) -> tuple:
     if isinstance(term, bool):
         return ("bool", term)
     if isinstance(term, (int, float, Decimal)):
-        return ("num", _number(term))
+        return ("num", _number(term, isinstance(term, float)))
     return ("str", str(term))
 
 
-def show_term(term: Any) -> str:
-    """A short human form: IRIs by local name, literals by value."""
+XSD_NS = str(XSD)
+
+
+def show_term(term: Any, precise: bool = False) -> str:
+    """A short human form: IRIs by local name, literals by value; ``precise`` adds a literal's quotes,
+    datatype and language tag (used where two terms would otherwise read the same: "2" and 2)."""
     if isinstance(term, URIRef):
         s = str(term)
         for sep in ("#", "/"):
@@ -86,12 +114,20 @@ def show_term(term: Any) -> str:
     if isinstance(term, BNode):
         return f"_:{term}"
     if isinstance(term, Literal):
-        return str(term)
+        if not precise:
+            return str(term)
+        text = '"' + str(term).replace('"', '\\"') + '"'
+        if term.language:
+            return f"{text}@{term.language}"
+        if term.datatype is not None and term.datatype != XSD.string:
+            dt = str(term.datatype)
+            return f"{text}^^" + (f"xsd:{dt[len(XSD_NS):]}" if dt.startswith(XSD_NS) else f"<{dt}>")
+        return text
     return str(term)
 
 
-def show_solution(solution: Solution) -> str:
-    return "{" + ", ".join(f"?{v}={show_term(solution[v])}" for v in sorted(solution)) + "}"
+def show_solution(solution: Solution, precise: bool = False) -> str:
+    return "{" + ", ".join(f"?{v}={show_term(solution[v], precise)}" for v in sorted(solution)) + "}"
 
 
 def _row_keys(rows: list[Solution]) -> list[dict[str, tuple]]:

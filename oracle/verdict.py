@@ -8,10 +8,17 @@ Precision and recall are over multisets, E = the engine's bag, O = the oracle's:
 precision = |E ∩ O| / |E|, recall = |E ∩ O| / |O|; an empty E has precision 1, an empty O recall 1
 (so both empty give 1 and 1); a report with no counterpart is MISSING (recall 0) or EXTRA
 (precision 0), and counts with F1 = 0.
+
+An RSP output stream is ordered by report time τ: a report whose τ is earlier than the one before it,
+or (for an engine that labels reports with their windows) a report that comes after the report of a
+later window, is out of order; and a labelled report cannot come before its window could report (a
+window-close report before the close, any report before the last element it holds).  Either makes the
+window a MISMATCH, whatever its solutions.
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -21,9 +28,13 @@ from rdflib import Literal
 from oracle import t0 as t0mod
 from oracle.expected import output, reports
 from oracle.model import ObservedReport, Profile, ProfileSpace, Report, Stream, WindowSpec
-from oracle.r2r import R2R, Solutions
+from oracle.r2r import R2R, Solutions, same
 
 ALIGNMENTS = ("window", "time", "order")
+
+
+class JudgeTimeout(Exception):
+    """The oracle could not judge within the time it was given (a harness limit, not an engine fault)."""
 MATCH, MISMATCH, MISSING, EXTRA = "MATCH", "MISMATCH", "MISSING", "EXTRA"
 
 
@@ -42,6 +53,7 @@ class WindowResult:
     order_ok: bool = True
     diagnostics: list[str] = field(default_factory=list)
     gracious: dict | None = None
+    timing: str | None = None   # why the report's place or time in the output stream is wrong
 
     @property
     def f1(self) -> float:
@@ -91,6 +103,8 @@ class CaseVerdict:
     candidates: int
     alignment: str
     findings: dict[str, int] = field(default_factory=dict)  # failure pattern → windows showing it (explain.py)
+    vacuous: bool = False   # a PASS that compared no report although the stream has data
+    notes: list[str] = field(default_factory=list)          # what the verdict rests on, in words
 
 
 def observed_solutions(report: ObservedReport, form: str) -> Solutions:
@@ -104,6 +118,9 @@ def observed_solutions(report: ObservedReport, form: str) -> Solutions:
 
 
 def compare_bags(expected: Solutions, actual: Solutions) -> WindowResult:
+    if expected.ordered and same(expected, actual):
+        # up to tied rows (their order, and which ones a LIMIT keeps): an exact match
+        return WindowResult(MATCH, None, None, actual, 1.0, 1.0)
     e_count, a_count = Counter(expected.keys), Counter(actual.keys)
     common = sum((e_count & a_count).values())
     precision = 1.0 if not actual.keys else common / len(actual.keys)
@@ -112,11 +129,28 @@ def compare_bags(expected: Solutions, actual: Solutions) -> WindowResult:
     extra_budget = a_count - e_count
     missing = _take(expected, missing_budget)
     extra = _take(actual, extra_budget)
-    order_ok = True
-    if expected.ordered:
-        order_ok = list(expected.keys) == list(actual.keys)
+    order_ok = not expected.ordered or bool(missing or extra)
     status = MATCH if (not missing and not extra and order_ok) else MISMATCH
     return WindowResult(status, None, None, actual, precision, recall, missing, extra, order_ok)
+
+
+def earliest_tau(report: Report, profile: Profile, stream: Stream) -> int:
+    """The earliest application time at which a report of this window with this content can exist."""
+    lo, hi = report.content
+    last = stream.elements[hi - 1].t if hi > lo else None
+    bound = report.closing + (1 if profile.close == ">" else 0) if report.reason in ("window-close", "end-of-stream") \
+        else report.opening
+    return bound if last is None else max(bound, last)
+
+
+def out_of_order(actual: list[ObservedReport]) -> dict[int, str]:
+    """Engine reports whose τ is earlier than the report before them: position → why."""
+    out = {}
+    for j in range(1, len(actual)):
+        a, b = actual[j - 1].tau, actual[j].tau
+        if a is not None and b is not None and b < a:
+            out[j] = f"reported at τ={b} after a report at τ={a}: the output stream is not ordered by report time"
+    return out
 
 
 def _take(sols: Solutions, budget: Counter) -> list[dict]:
@@ -205,11 +239,25 @@ def align_order(expected: list[Report], actual: list[ObservedReport], sols: list
 
 
 def compare(expected: list[Report], actual: list[ObservedReport], how: str, form: str,
-            sols: list[Solutions]) -> list[WindowResult]:
-    """Per-window results; ``sols`` are the engine reports' solutions (converted once per check)."""
+            sols: list[Solutions], profile: Profile | None = None, stream: Stream | None = None) -> list[WindowResult]:
+    """Per-window results; ``sols`` are the engine reports' solutions (converted once per check).
+    With ``profile`` and ``stream``, a report out of order or too early (see the module docstring) is a
+    MISMATCH with its ``timing`` said."""
     converted = {id(a): s for a, s in zip(actual, sols)}
+    position = {id(a): j for j, a in enumerate(actual)}
+    disorder = out_of_order(actual)
+    expected_index = {id(e): i for i, e in enumerate(expected)}
     results = []
     pairs = align_order(expected, actual, sols) if how == "order" else align(expected, actual, how)
+    late_window: dict[int, Report] = {}
+    if how == "window":  # the latest window reported before each engine report, in output order
+        paired = sorted(((position[id(a)], e) for e, a in pairs if a is not None and e is not None), key=lambda x: x[0])
+        latest = None
+        for j, e in paired:
+            if latest is not None and expected_index[id(e)] < expected_index[id(latest)]:
+                late_window[j] = latest
+            if latest is None or expected_index[id(e)] > expected_index[id(latest)]:
+                latest = e
     for e, a in pairs:
         if a is None:
             results.append(WindowResult(MISSING, e, None, None, None, 0.0, list(e.solutions.rows)))
@@ -222,7 +270,23 @@ def compare(expected: list[Report], actual: list[ObservedReport], how: str, form
             a_sol = Solutions(a_sol.rows, a_sol.keys, False)
         w = compare_bags(e.solutions, a_sol)
         w.expected, w.actual = e, a
+        j = position[id(a)]
+        if j in disorder:
+            w.timing = disorder[j]
+        elif j in late_window:
+            o = late_window[j]
+            w.timing = (f"reported after the report of the later window [{o.opening}, {o.closing}): the output "
+                        "stream is not ordered by report time")
+        elif how == "window" and profile is not None and stream is not None and a.tau is not None \
+                and a.tau < earliest_tau(e, profile, stream):
+            w.timing = (f"reported at τ={a.tau}, before the window could report (τ ≥ {earliest_tau(e, profile, stream)}: "
+                        f"{'its close' if e.reason in ('window-close', 'end-of-stream') else 'its last element'})")
+        if w.timing:
+            w.status = MISMATCH
         results.append(w)
+    for w in results:  # an unpaired report out of order is still out of order
+        if w.expected is None and w.actual is not None and position[id(w.actual)] in disorder:
+            w.timing = disorder[position[id(w.actual)]]
     return results
 
 
@@ -254,13 +318,15 @@ def expected_outputs(stream: Stream, window: WindowSpec, query: R2R, space: Prof
             yield variant, t0, cls, output(stream, window, variant, t0, query)
 
 
-def _exact(expected_reports, actual: list[ObservedReport], sols: list[Solutions], how: str) -> bool:
+def _exact(expected_reports, actual: list[ObservedReport], sols: list[Solutions], how: str,
+           profile: Profile, stream: Stream) -> bool:
     """Whether the lazily generated expected reports match the engine's exactly; stops at the first
     difference, so a wrong candidate costs only the R2R evaluations up to its first wrong report."""
     used = [False] * len(actual)
     index = _pending(actual, how) if how != "order" else {}
     key_e = _expected_key(how)
     position = 0
+    last_j = -1
     for e in expected_reports:
         if how == "order":
             j = position if position < len(actual) else None
@@ -268,25 +334,33 @@ def _exact(expected_reports, actual: list[ObservedReport], sols: list[Solutions]
         else:
             queue = index.get(key_e(e))
             j = queue.pop(0) if queue else None
-        if j is None:
+        if j is None or j < last_j:
             return False
+        last_j = j
         used[j] = True
         a = sols[j]
-        if Counter(e.solutions.keys) != Counter(a.keys):
+        if not same(e.solutions, a if e.solutions.ordered else Solutions(a.rows, a.keys, False)):
             return False
-        if e.solutions.ordered and list(e.solutions.keys) != list(a.keys):
+        tau = actual[j].tau
+        if how == "window" and tau is not None and tau < earliest_tau(e, profile, stream):
             return False
     return all(used)
 
 
 def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSpace,
-          actual: list[ObservedReport], how: str = "order") -> CaseVerdict:
+          actual: list[ObservedReport], how: str = "order", deadline: float | None = None) -> CaseVerdict:
     """Judge an engine's reports against every admissible explanation.
 
     First pass: every candidate (profile variant × t0) is compared lazily and dropped at its first
     wrong report, which finds every exact explanation cheaply.  Only when none is exact does a second
     pass compare every candidate in full to find the best (highest mean F1) explanation.
+    Past ``deadline`` (a :func:`time.monotonic` instant) it raises :class:`JudgeTimeout`.
     """
+    def on_time(done: int) -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise JudgeTimeout(f"the oracle judged {done} of {len(candidates)} candidate explanations "
+                               "before the case timeout")
+
     if how not in ALIGNMENTS:
         raise ValueError(f"alignment must be one of {ALIGNMENTS}, got {how!r}")
     if isinstance(query, str):
@@ -296,23 +370,48 @@ def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSp
                   for t0, cls in candidate_t0s(stream, window, variant, actual, how)]
     explaining: list[tuple[dict, tuple[int, int]]] = []
     first_exact = None
-    for variant, t0, cls in candidates:
-        if _exact(reports(stream, window, variant, t0, query), actual, sols, how):
+    disordered = bool(out_of_order(actual))
+    for n, (variant, t0, cls) in enumerate(candidates):
+        if disordered:
+            break
+        on_time(n)
+        if _exact(reports(stream, window, variant, t0, query), actual, sols, how, variant, stream):
             entry = (variant.describe(), cls)
             if entry not in explaining:
                 explaining.append(entry)
             if first_exact is None:
                 first_exact = (variant, t0, cls)
-    if first_exact is not None:
+    beyond = _t0_beyond_stream(stream, candidates)
+    if first_exact is not None and not beyond:
         variant, t0, cls = first_exact
         best = Explanation(variant.with_t0(t0), t0, cls,
-                           compare(output(stream, window, variant, t0, query), actual, how, query.form, sols))
-        return CaseVerdict("PASS", best, explaining, len(candidates), how)
+                           compare(output(stream, window, variant, t0, query), actual, how, query.form, sols,
+                                   variant, stream))
+        vacuous = not best.windows and len(stream) > 0
+        return CaseVerdict("PASS", best, explaining, len(candidates), how, vacuous=vacuous)
     best = None
-    for variant, t0, cls in candidates:
+    for n, (variant, t0, cls) in enumerate(candidates):
+        on_time(n)
         exp = Explanation(variant.with_t0(t0), t0, cls,
-                          compare(output(stream, window, variant, t0, query), actual, how, query.form, sols))
+                          compare(output(stream, window, variant, t0, query), actual, how, query.form, sols,
+                                  variant, stream))
         if best is None or exp.mean_f1 > best.mean_f1 + 1e-12:
             best = exp
     assert best is not None
-    return CaseVerdict("FAIL", best, explaining, len(candidates), how)
+    verdict = CaseVerdict("FAIL", best, explaining if not beyond else [], len(candidates), how)
+    if beyond:
+        verdict.notes.append(beyond)
+    return verdict
+
+
+def _t0_beyond_stream(stream: Stream, candidates) -> str | None:
+    """Why no candidate is admissible when every t0 lies after the last element: no window can hold
+    data, so an engine that says nothing would be 'explained' by it (a silent PASS)."""
+    if not stream.elements or not candidates:
+        return None
+    last = stream.elements[-1].t
+    if all(t0 > last for _, t0, _ in candidates):
+        t0s = sorted({t0 for _, t0, _ in candidates})
+        return (f"t0={t0s[0]} lies after the stream's last element (t={last}): no window can hold data, so it "
+                "explains nothing; a t0 must let some window hold an element")
+    return None

@@ -90,9 +90,8 @@ def test_istream_and_dstream_on_consecutive_windows():
 @pytest.mark.parametrize("boundary, close, expected", [
     ("[o,c)", ">=", [["e0"], ["e10", "e15"]]),
     ("[o,c]", ">", [["e0", "e10"], ["e10", "e15"]]),
-    # [o,c] closed by an element with t ≥ c: the element at 10 closes [0,10] before it is added
-    ("[o,c]", ">=", [["e0"], ["e10", "e15"]]),
     ("(o,c]", ">", [["e10"], ["e15"]]),
+    ("[o,c)", ">", [["e0"], ["e10", "e15"]]),
 ])
 def test_element_exactly_on_a_border(boundary, close, expected):
     stream = triple_stream((0, "e0", "p", "o"), (10, "e10", "p", "o"), (15, "e15", "p", "o"))
@@ -189,3 +188,26 @@ def test_batch_driven_tick_adds_whole_batches():
     assert [(tau, [s for s, _ in sols]) for tau, _, sols in batch] == [(3, ["a", "b"]), (14, ["c", "d"])]
     assert [(tau, [s for s, _ in sols]) for tau, _, sols in per_ts] == [
         (1, ["a"]), (3, ["a", "b"]), (12, ["c"]), (14, ["c", "d"])]
+
+
+@pytest.mark.parametrize("values, fix", [
+    # [o,c] closed by an element with t ≥ c: the element at 10 would close [0,10] before it is added
+    ({"boundary": "[o,c]"}, "use close '>' with this boundary"),
+    ({"boundary": "(o,c]", "close": ">="}, "use close '>' with this boundary"),
+    ({"t0": 0, "t0_range": (0, 10)}, "drop t0_range or set t0: any"),
+    ({"granularity": "element", "tick": "time-driven"}, "drop granularity or use tick: tuple-driven"),
+    ({"grain": "single", "report": {"content-change"}}, "drop grain or add window-close to report"),
+    ({"end_of_stream": "flush", "report": {"content-change"}}, "use end_of_stream: drop or add window-close"),
+])
+def test_a_profile_that_contradicts_itself_is_rejected_with_the_fix(values, fix):
+    with pytest.raises(ValueError, match="invalid profile") as err:
+        Profile(**values)
+    assert fix in str(err.value)
+
+
+def test_varied_dimensions_leave_out_only_the_contradictory_combinations():
+    from conformance.profiles import space
+    variants = list(space({"boundary": ["[o,c)", "[o,c]"], "close": [">=", ">"]}).variants())
+    assert sorted((p.boundary, p.close) for p in variants) == [("[o,c)", ">"), ("[o,c)", ">="), ("[o,c]", ">")]
+    with pytest.raises(ValueError, match="use close '>'"):
+        list(space({"boundary": "[o,c]"}).variants())

@@ -1,0 +1,269 @@
+"""Verdicts that hold up: each blind spot of issue 16, shown on a small hand-made example.
+
+Every expected value here was worked out by hand from the stream written in the test.
+"""
+
+from pathlib import Path
+
+import pytest
+from rdflib import BNode, Literal
+from rdflib.namespace import XSD
+
+from conformance.cases import expand, read_family
+from conformance.handwritten import mismatches, parse_term
+from conformance.streams import inline, nquads
+from oracle.explain import diagnose, diff, reason
+from oracle.model import ObservedReport, Profile, ProfileSpace, WindowSpec
+from oracle.r2r import R2R
+from oracle.terms import bag, term_key
+from oracle.verdict import check
+from tests.streams import detected, iri, num, triple_stream
+
+TEN = WindowSpec(10, 10)
+REF = Profile(t0=0, tick="time-driven", end_of_stream="flush")
+HOT = ("SELECT ?sensor ?value WHERE { ?obs <http://ex.org/procedure> ?sensor ; <http://ex.org/result> "
+       "[ <http://ex.org/value> ?value ] . FILTER(?value > 80) }")
+
+
+def judged(stream, query, engine, profile=REF, how="order", window=TEN):
+    r2r = R2R(query, stream)
+    verdict = check(stream, window, r2r, ProfileSpace.of(profile), engine, how=how)
+    if verdict.verdict == "FAIL":
+        diagnose(verdict, r2r)
+    return verdict
+
+
+# -- numbers and literals ---------------------------------------------------------------------------
+
+def test_integers_and_decimals_compare_exactly_doubles_to_twelve_digits():
+    integer = lambda v: Literal(v, datatype=XSD.integer, normalize=False)  # noqa: E731
+    assert term_key(integer("1700000000001")) != term_key(integer("1700000000002"))
+    assert term_key(integer("01")) == term_key(integer("1"))                      # value, not lexical form
+    assert term_key(integer("92")) == term_key(Literal("92.0", datatype=XSD.double))
+    assert term_key(Literal("0.1", datatype=XSD.decimal)) != term_key(Literal("0.1000000000001", datatype=XSD.decimal))
+    # doubles: the same value computed in another order differs in the last bits
+    assert term_key(Literal(0.1 + 0.2)) == term_key(Literal(0.3))
+    assert term_key(Literal("1700000000001.0", datatype=XSD.double)) == term_key(integer("1700000000001"))
+    # a 24-digit decimal is a computed quotient (Jena's AVG) and compares like the double
+    assert term_key(Literal("87.666666666666666666666666", datatype=XSD.decimal)) == \
+        term_key(Literal("87.66666666666667", datatype=XSD.double))
+
+
+def test_stream_readers_keep_literals_as_written(tmp_path):
+    stream = inline({"elements": [{"t": 1, "graph": True,
+                                   "turtle": 'ex:a ex:v "01"^^xsd:integer, 1, 1.0e0 .'}],
+                     "prefixes": {"ex": "http://ex.org/", "xsd": str(XSD)}}, "test")
+    assert sorted(str(o) for _, _, o in stream.elements[0].triples) == ["01", "1", "1.0e0"]
+    path = tmp_path / "s.nq"
+    path.write_text('<http://ex.org/a> <http://ex.org/v> "01"^^<http://www.w3.org/2001/XMLSchema#integer> <http://ex.org/g> .\n'
+                    '<http://ex.org/a> <http://ex.org/v> "1"^^<http://www.w3.org/2001/XMLSchema#integer> <http://ex.org/g> .\n'
+                    '<http://ex.org/g> <https://w3id.org/rspconf#time> "5" .\n')
+    assert len(nquads(path).elements[0].triples) == 2  # two terms, not one merged triple
+    # so sameTerm sees two terms: a query counting distinct objects finds both
+    query = "SELECT (COUNT(DISTINCT ?o) AS ?n) WHERE { ?s <http://ex.org/v> ?o }"
+    assert str(R2R(query, nquads(path)).evaluate((0, 1)).rows[0]["n"]) == "2"
+
+
+def test_expected_solutions_may_hold_blank_nodes_compared_up_to_isomorphism():
+    assert parse_term("_:b1", {}) == BNode("b1")
+    mine = [{"x": parse_term("_:b1", {}), "y": parse_term("_:b2", {})}, {"x": parse_term("_:b1", {})}]
+    theirs = [{"x": BNode("n7"), "y": BNode("n9")}, {"x": BNode("n7")}]
+    wrong = [{"x": BNode("n7"), "y": BNode("n9")}, {"x": BNode("n9")}]
+    assert bag(mine) == bag(theirs) and bag(mine) != bag(wrong)
+
+
+def test_the_diff_shows_datatype_and_language_when_texts_would_read_the_same():
+    stream = triple_stream((1, "a", "v", Literal("2", datatype=XSD.integer)), (2, "b", "v", Literal("chat", lang="fr")))
+    engine = [ObservedReport([{"s": iri("a"), "v": Literal("2")}, {"s": iri("b"), "v": Literal("chat")}])]
+    verdict = judged(stream, "SELECT ?s ?v WHERE { ?s <http://ex.org/v> ?v }", engine)
+    lines = diff(verdict.best.windows[0]).splitlines()
+    assert '- {?s=a, ?v="2"^^xsd:integer}' in lines and '+ {?s=a, ?v="2"}' in lines
+    assert '- {?s=b, ?v="chat"@fr}' in lines and '+ {?s=b, ?v="chat"}' in lines
+
+
+# -- ORDER BY ties ------------------------------------------------------------------------------------
+
+def test_order_by_ties_may_come_in_any_order_and_a_limit_may_keep_any_tied_row():
+    # a and b are tied at 90, c is 70; ORDER BY DESC(?t)
+    stream = triple_stream((1, "a", "t", num(90)), (2, "b", "t", num(90)), (3, "c", "t", num(70)))
+    row = lambda s, t: {"s": iri(s), "t": num(t)}  # noqa: E731
+    full = "SELECT ?s ?t WHERE { ?s <http://ex.org/t> ?t } ORDER BY DESC(?t)"
+    assert judged(stream, full, [ObservedReport([row("b", 90), row("a", 90), row("c", 70)])]).verdict == "PASS"
+    assert judged(stream, full, [ObservedReport([row("a", 90), row("c", 70), row("b", 90)])]).verdict == "FAIL"
+    top = full + " LIMIT 1"
+    assert judged(stream, top, [ObservedReport([row("b", 90)])]).verdict == "PASS"   # a tied row: either
+    assert judged(stream, top, [ObservedReport([row("c", 70)])]).verdict == "FAIL"
+    # the tie is on the sort key only: sorting on ?s as well leaves no freedom
+    strict = "SELECT ?s ?t WHERE { ?s <http://ex.org/t> ?t } ORDER BY DESC(?t) ?s LIMIT 1"
+    assert judged(stream, strict, [ObservedReport([row("b", 90)])]).verdict == "FAIL"
+
+
+def test_lint_compares_an_order_by_expectation_as_a_sequence(tmp_path):
+    family = tmp_path / "ordered.yaml"
+    family.write_text("""schema_version: 1
+family: t
+title: t
+prefixes: {ex: "http://ex.org/"}
+cases:
+  - id: top
+    title: t
+    spec: [test]
+    level: must
+    capabilities: [time-window, order-by]
+    stream:
+      elements:
+        - {t: 1, turtle: "ex:a ex:t 90 ."}
+        - {t: 2, turtle: "ex:b ex:t 70 ."}
+    query:
+      r2r: "SELECT ?s ?t WHERE { ?s ex:t ?t } ORDER BY DESC(?t)"
+      window: {range: 10ms, slide: 10ms}
+    expected:
+      - profile: {t0: 0, report: [window-close], tick: time-driven, end_of_stream: flush}
+        reports:
+          - {window: [0, 10], solutions: [{s: "ex:b", t: 70}, {s: "ex:a", t: 90}]}
+""")
+    case = expand(read_family(family), family)[0]
+    problems = mismatches(case, case.expected[0], case.load_stream())
+    assert len(problems) == 1 and "in another order" in problems[0]
+
+
+# -- silent engines, vacuous passes, report time and order ------------------------------------------
+
+FIG1 = detected((1, "m1", "r1"), (3, "m2", "r1"), (11, "m1", "r2"), (13, "m2", "r2"), (45, "m3", "r3"))
+ROOMS = ("SELECT ?room WHERE { <http://ex.org/m1> <http://ex.org/detectedAt> ?room . "
+         "<http://ex.org/m2> <http://ex.org/detectedAt> ?room }")
+
+
+def test_a_pass_that_compares_nothing_is_flagged_vacuous():
+    # t0 = 2: the persons never share a window, and SPARQLstream reports no empty relation: no report
+    profile = Profile(t0=2, report={"window-close", "non-empty-content"}, empty=False)
+    verdict = judged(FIG1, ROOMS, [], profile)
+    assert (verdict.verdict, verdict.vacuous) == ("PASS", True)
+    assert reason(verdict).startswith("VACUOUS:")
+    assert not judged(FIG1, ROOMS, [ObservedReport([{"room": iri("r1")}]), ObservedReport([{"room": iri("r2")}])],
+                      Profile(t0=0, report={"window-close", "non-empty-content"}, empty=False)).vacuous
+
+
+def test_a_silent_engine_declaring_a_t0_after_the_stream_fails():
+    from conformance.cases import load_corpus
+    from conformance.harness import run_case
+    from engines.testing import NullEngine
+
+    class FarFuture(NullEngine):
+        def __init__(self):
+            super().__init__(t0=1_700_000_000_000)
+
+    cases = {c.id: c for c in load_corpus(Path(__file__).resolve().parent.parent / "cases")}
+    engine = FarFuture()
+    # edges.border lets t0 be the engine's (fixed); seed002.fig1 lets it vary
+    for case_id in ("edges.border", "seed002.fig1"):
+        result = run_case(cases[case_id], engine, engine.info())
+        assert result.verdict == "FAIL", (case_id, result.reason)
+    assert "lies after the stream's last element" in run_case(cases["edges.border"], engine, engine.info()).reason
+
+
+def test_reports_out_of_order_or_before_their_window_closes_fail_with_that_finding():
+    stream = triple_stream((1, "a", "p", "o"), (12, "b", "p", "o"))
+    query = "SELECT ?s WHERE { ?s <http://ex.org/p> <http://ex.org/o> }"
+    first = ObservedReport([{"s": iri("a")}], tau=10, window=(0, 10))
+    second = ObservedReport([{"s": iri("b")}], tau=20, window=(10, 20))
+    assert judged(stream, query, [first, second], how="window").verdict == "PASS"
+    swapped = judged(stream, query, [second, first], how="window")
+    assert swapped.verdict == "FAIL" and "out-of-order" in swapped.findings
+    assert "not ordered by report time" in reason(swapped)
+    early = judged(stream, query, [ObservedReport(first.solutions, tau=0, window=(0, 10)), second], how="window")
+    assert early.verdict == "FAIL" and early.findings == {"early": 1}
+    assert "reported at τ=0, before the window could report (τ ≥ 10" in reason(early)
+    # without window labels, a τ going backwards is out of order too
+    unlabelled = judged(stream, query, [ObservedReport(second.solutions, tau=20), ObservedReport(first.solutions, tau=10)])
+    assert unlabelled.verdict == "FAIL" and "out-of-order" in unlabelled.findings
+
+
+# -- set engines, filters, R2S and shifted relations: the cheap hypotheses come first ----------------
+
+def test_a_duplicate_free_engine_is_named_and_judged_under_a_set_profile():
+    # a has two objects: projecting ?s gives a twice (CSRBench Q7's situation)
+    stream = triple_stream((1, "a", "p", "x"), (2, "a", "p", "y"), (3, "b", "p", "x"))
+    query = "SELECT ?s WHERE { ?s <http://ex.org/p> ?o }"
+    engine = [ObservedReport([{"s": iri("a")}, {"s": iri("b")}])]
+    verdict = judged(stream, query, engine)
+    assert verdict.verdict == "FAIL" and verdict.findings == {"multiplicity": 1}
+    assert "same solutions, different multiplicities: the engine's relation looks duplicate-free" in reason(verdict)
+    assert judged(stream, query, engine, Profile(t0=0, tick="time-driven", end_of_stream="flush",
+                                                 multiplicity="set")).verdict == "PASS"
+    distinct = judged(stream, "SELECT DISTINCT ?s WHERE { ?s <http://ex.org/p> ?o }",
+                      [ObservedReport([{"s": iri("a")}, {"s": iri("a")}, {"s": iri("b")}])])
+    assert distinct.findings == {"distinct": 1}
+
+
+def observation(t, name, sensor, value):
+    return [(t, name, "procedure", sensor), (t, name, "result", f"r_{name}"), (t, f"r_{name}", "value", num(value))]
+
+
+def test_a_solution_the_filter_rejects_is_not_said_to_come_from_nothing():
+    stream = triple_stream(*observation(2, "o2", "C2", 70), *observation(5, "o5", "C5", 81))
+    engine = [ObservedReport([{"sensor": iri("C2"), "value": num(70)}, {"sensor": iri("C5"), "value": num(81)}])]
+    verdict = judged(stream, HOT, engine)
+    assert verdict.findings == {"filter": 1}
+    assert ("extra {?sensor=C2, ?value=70}, derivable from the window [0, 10)'s triples at t=2 by the graph "
+            "pattern but rejected by FILTER(?value > 80)") in verdict.best.windows[0].diagnostics
+    assert "does not apply a FILTER (1 window)" in reason(verdict)
+    nothing = judged(stream, HOT, [ObservedReport([{"sensor": iri("C9"), "value": num(99)}, {"sensor": iri("C5"), "value": num(81)}])])
+    assert "extra {?sensor=C9, ?value=99}, derivable from no stream element" in nothing.best.windows[0].diagnostics
+
+
+def test_r2s_faults_and_a_relation_one_window_late_are_named():
+    # windows [0,10) {a, a}, [10,20) {a, b}: a repeated triple arrives at 1 and again with another object
+    stream = triple_stream((1, "a", "p", "x"), (2, "a", "p", "y"), (11, "a", "p", "x"), (12, "b", "p", "x"))
+    query = "SELECT ?s WHERE { ?s <http://ex.org/p> ?o }"
+    istream = Profile(t0=0, tick="time-driven", end_of_stream="flush", r2s="istream")
+    a, b = {"s": iri("a")}, {"s": iri("b")}
+    # bag Istream: [0,10) {a, a}; [10,20) {a, b} − {a, a} = {b}.  Rstream would give {a, b}
+    assert judged(stream, query, [ObservedReport([a, a]), ObservedReport([b])], istream).verdict == "PASS"
+    rstream = judged(stream, query, [ObservedReport([a, a]), ObservedReport([a, b])], istream)
+    assert rstream.findings == {"r2s-rstream": 1}
+    # set difference on bags: every copy of a is cancelled by the earlier one — same here; Dstream shows it
+    dstream = Profile(t0=0, tick="time-driven", end_of_stream="flush", r2s="dstream")
+    # bag Dstream: [0,10) {} ; [10,20) {a, a} − {a, b} = {a}; set difference gives {}
+    assert judged(stream, query, [ObservedReport([]), ObservedReport([a])], dstream).verdict == "PASS"
+    setdiff = judged(stream, query, [ObservedReport([]), ObservedReport([])], dstream)
+    assert setdiff.findings == {"r2s-set": 1}
+    # the Rstream relation of the previous window reported in the second
+    late = judged(stream, query, [ObservedReport([a, a]), ObservedReport([a, a])])
+    assert late.findings == {"shifted": 1}
+    assert "the relation of the previous window [0, 10)" in reason(late)
+
+
+def test_window_starts_that_drift_are_named():
+    # one element a second; the engine's windows open 1 s later every window (rsp-js's t0 drift)
+    stream = triple_stream(*((t, f"s{t}", "p", "o") for t in range(0, 60_000, 1000)))
+    query = "SELECT ?s WHERE { ?s <http://ex.org/p> <http://ex.org/o> }"
+    window = WindowSpec(10_000, 10_000)
+    engine = []
+    for k in range(5):
+        o = k * 10_000 + k * 1000
+        engine.append(ObservedReport([{"s": iri(f"s{t}")} for t in range(o, o + 10_000, 1000)], tau=o + 10_000,
+                                     window=(o, o + 10_000)))
+    verdict = judged(stream, query, engine, Profile(t0=0, tick="time-driven"), how="order", window=window)
+    assert verdict.findings.get("drift") == 1
+    assert "window starts drift: +1 s per window" in reason(verdict)
+
+
+def test_diagnosis_is_bounded_and_says_when_it_was_cut_short():
+    stream = triple_stream(*observation(2, "o2", "C2", 90), *observation(15, "o15", "C15", 91))
+    r2r = R2R(HOT, stream)
+    verdict = check(stream, TEN, r2r, ProfileSpace.of(REF), [ObservedReport([]), ObservedReport([])])
+    diagnose(verdict, r2r, budget=0.0)
+    assert any(n.startswith("diagnosis cut short after 0 s") for n in verdict.notes)
+    assert not any(w.diagnostics for w in verdict.best.windows)
+
+
+@pytest.mark.parametrize("deadline_passed", [True])
+def test_the_case_timeout_covers_judging(deadline_passed):
+    import time
+
+    from oracle.verdict import JudgeTimeout
+    stream = triple_stream((1, "a", "p", "o"))
+    with pytest.raises(JudgeTimeout, match="before the case timeout"):
+        check(stream, TEN, "SELECT ?s WHERE { ?s ?p ?o }", ProfileSpace.of(Profile()), [],
+              deadline=time.monotonic() - 1)
