@@ -23,6 +23,11 @@ BUILTIN = {
     "testing-shifted": "engines.testing:ShiftedEngine",
     "testing-late-purge": "engines.testing:LatePurgeEngine",
     "testing-wrong-r2s": "engines.testing:WrongR2SEngine",
+    "testing-set-difference": "engines.testing:SetDifferenceR2SEngine",
+    "testing-out-of-order": "engines.testing:OutOfOrderEngine",
+    "testing-dstream-late": "engines.testing:DstreamLateEngine",
+    "testing-distinct": "engines.testing:DistinctEngine",
+    "testing-no-empty-aggregate": "engines.testing:NoEmptyAggregateEngine",
 }
 
 

@@ -1,11 +1,16 @@
 """Deliberately wrong engines: the kit must classify each of them correctly.
 
 Each one is the reference engine with one classic RSP bug, while still declaring the reference
-engine's (correct) profile and windows — exactly what a buggy engine does.
+engine's (correct) profile and windows — exactly what a buggy engine does.  ``FAULTS`` maps each
+engine to the failure pattern (``oracle.explain.FINDINGS``) the kit must name for it;
+``tests/test_fault_engines.py`` checks that the corpus fails each on at least three cases and says why.
 """
 
 from __future__ import annotations
 
+from rdflib import Literal
+
+from engines import r2s as engine_r2s
 from engines.contract import RunRequest
 from engines.reference import ReferenceEngine
 from oracle.model import ObservedReport
@@ -46,3 +51,84 @@ class WrongR2SEngine(ReferenceEngine):
 
     def r2s(self, operator, current, previous, kind):
         return current
+
+
+class SetDifferenceR2SEngine(ReferenceEngine):
+    """Istream/Dstream by *set* difference: one earlier copy of a solution cancels every later copy."""
+
+    name = "testing-set-difference"
+
+    def r2s(self, operator, current, previous, kind):
+        if kind == "ASK" or operator == "rstream":
+            return current
+        a, b = (current, previous) if operator == "istream" else (previous, current)
+        gone = {engine_r2s.row_key(r) for r in b}
+        return [r for r in a if engine_r2s.row_key(r) not in gone]
+
+
+class OutOfOrderEngine(ReferenceEngine):
+    """Emits the second window's report before the first one's (both correctly labelled and timed)."""
+
+    name = "testing-out-of-order"
+
+    def run(self, request: RunRequest) -> list[ObservedReport]:
+        reports = super().run(request)
+        if len(reports) >= 2:
+            reports[0], reports[1] = reports[1], reports[0]
+        return reports
+
+
+class DstreamLateEngine(ReferenceEngine):
+    """Reports each window's Dstream one window late (the first window reports nothing new)."""
+
+    name = "testing-dstream-late"
+
+    def run(self, request: RunRequest) -> list[ObservedReport]:
+        reports = super().run(request)
+        if request.r2s != "dstream" or not reports or isinstance(reports[0].solutions, bool):
+            return reports
+        late = [[]] + [r.solutions for r in reports[:-1]]
+        return [ObservedReport(s, tau=r.tau, window=r.window) for s, r in zip(late, reports)]
+
+
+class DistinctEngine(ReferenceEngine):
+    """Removes duplicate solutions from every relation (as some recorders do), declaring bags."""
+
+    name = "testing-distinct"
+
+    def evaluate(self, request, elements):
+        kind, current = super().evaluate(request, elements)
+        if kind != "SELECT":
+            return kind, current
+        seen, out = set(), []
+        for row in current:
+            key = engine_r2s.row_key(row)
+            if key not in seen:
+                seen.add(key)
+                out.append(row)
+        return kind, out
+
+
+class NoEmptyAggregateEngine(ReferenceEngine):
+    """Gives no row where an aggregate over no match is 0 (SPARQLstream's Q4 fault)."""
+
+    name = "testing-no-empty-aggregate"
+
+    def evaluate(self, request, elements):
+        kind, current = super().evaluate(request, elements)
+        if kind == "SELECT" and len(current) == 1 and current[0] and all(
+                isinstance(v, Literal) and isinstance(v.toPython(), (int, float)) and v.toPython() == 0
+                for v in current[0].values()):
+            return kind, []
+        return kind, current
+
+
+#: each fault engine and the failure pattern the kit must name for it
+FAULTS = {
+    SetDifferenceR2SEngine: "r2s-set",
+    OutOfOrderEngine: "out-of-order",
+    WrongR2SEngine: "r2s-rstream",
+    DstreamLateEngine: "shifted",
+    DistinctEngine: "multiplicity",
+    NoEmptyAggregateEngine: "absent-value",
+}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from dataclasses import replace
 from statistics import median
 
 from rdflib import Literal
@@ -120,12 +121,60 @@ def _precise(w: WindowResult) -> bool:
     return bool({show_solution(r) for r in w.missing} & {show_solution(r) for r in w.extra})
 
 
+def _whole_output(verdict: CaseVerdict, query: R2R) -> tuple[list[str], str] | None:
+    """A single fault that explains the engine's *whole* output exactly, tried before any window is
+    looked at: duplicate-free relations (the same profile with multiplicity set), the whole relation
+    streamed (r2s rstream), or every relation one window late or early.  (findings, sentence) or None;
+    two findings when the output cannot tell two faults apart."""
+    best = verdict.best
+    profile = best.profile
+    if profile.multiplicity == "bag" and verdict.explains(query, replace(profile, multiplicity="set")):
+        text = ("the engine's output is exactly the oracle's under multiplicity: set — its relations look "
+                "duplicate-free (declare multiplicity: set if that is its semantics)")
+        if profile.r2s != "rstream" and _set_difference_explains(best, query, profile):
+            return ["multiplicity", "r2s-set"], text + (f"; or its {profile.r2s.capitalize()} is a set difference: "
+                                                        "this output cannot tell the two apart")
+        return ["multiplicity"], text
+    if profile.r2s != "rstream" and verdict.explains(query, replace(profile, r2s="rstream")):
+        return ["r2s-rstream"], (f"the engine's output is exactly the oracle's Rstream: it streams every relation whole "
+                               f"instead of its {profile.r2s.capitalize()}")
+    paired = [w for w in best.windows if w.expected is not None and w.actual_solutions is not None]
+    wrong = [i for i, w in enumerate(paired) if w.status == MISMATCH]
+    for step, label in ((1, "late"), (-1, "early")):
+        def same_as(i):
+            j = i - step
+            other = paired[j].expected.solutions.keys if 0 <= j < len(paired) else ()
+            return Counter(other) == Counter(paired[i].actual_solutions.keys), bool(other)
+        checks = [same_as(i) for i in wrong]
+        if wrong and all(ok for ok, _ in checks) and any(full for _, full in checks):
+            return ["shifted"], f"every wrong report holds the relation the oracle has one window {'earlier' if step == 1 else 'later'}: the engine reports one window {label}"
+    return None
+
+
+def _set_difference_explains(best, query: R2R, profile) -> bool:
+    """Whether taking set differences explains every wrong window of the best explanation."""
+    previous = None
+    for w in best.windows:
+        if w.status == MISMATCH and w.expected is not None:
+            relation = query.evaluate(w.expected.content)
+            prev_rel = query.evaluate(previous.content) if previous is not None else None
+            if _r2s_fault(w, profile.r2s, relation, prev_rel) != "r2s-set":
+                return False
+        elif w.status != MATCH:
+            return False
+        previous = w.expected if w.expected is not None else previous
+    return True
+
+
 def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance: bool = True,
              budget: float = BUDGET) -> None:
     """Fill in ``diagnostics`` and ``gracious`` of the best explanation's windows (in place)."""
     started = time.monotonic()
     best = verdict.best
     operator = best.profile.r2s
+    whole_fault = _whole_output(verdict, query)
+    if whole_fault:
+        verdict.notes.append(whole_fault[1])
     prov = Provenance(query) if provenance else None
     whole = (0, len(query.stream)) if len(query.stream) else (0, 0)
     expected = [w.expected for w in best.windows if w.expected is not None]
@@ -158,6 +207,10 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
             w.diagnostics.append("same solutions in a different order, but the query has ORDER BY")
         # the cheap hypotheses need both sides; a MISSING or EXTRA report goes straight to provenance
         explained = not (w.missing or w.extra)
+        if not explained and w.status == MISMATCH and whole_fault:
+            kinds.update(whole_fault[0])
+            w.diagnostics.append(whole_fault[1])
+            explained = True
         if not explained and w.status == MISMATCH:
             fault = _multiplicity(w, query)
             if fault:
@@ -194,9 +247,14 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
                 explained = True
         if not explained and prov is not None:
             precise = _precise(w)
+            # a Dstream solution is one that left: it comes from the previous window's content
+            source = previous if operator == "dstream" and previous is not None else e
             for row in w.missing[:SHOWN]:
-                ders = prov.derivations(row, e.content) if e is not None else []
-                if ders:
+                ders = prov.derivations(row, source.content) if source is not None else []
+                if ders and source is not e:
+                    w.diagnostics.append(f"missing {show_solution(row, precise)}, derived from the triples at "
+                                         f"{_times(ders)} in the previous window {_span(source)}, which it left")
+                elif ders:
                     w.diagnostics.append(f"missing {show_solution(row, precise)}, derived from the triples at "
                                          f"{_times(ders)}, inside expected window {_span(e)}")
                 else:

@@ -105,6 +105,17 @@ class CaseVerdict:
     findings: dict[str, int] = field(default_factory=dict)  # failure pattern → windows showing it (explain.py)
     vacuous: bool = False   # a PASS that compared no report although the stream has data
     notes: list[str] = field(default_factory=list)          # what the verdict rests on, in words
+    context: dict = field(default_factory=dict, repr=False)  # what explains() needs: stream, window, reports
+
+    def explains(self, query: R2R, profile: Profile) -> bool:
+        """Whether ``profile`` at the best explanation's t0 reproduces every report exactly: a cheap,
+        whole-output hypothesis test for a diagnosis (e.g. the same profile with multiplicity set)."""
+        c = self.context
+        if not c:
+            return False
+        windows = compare(output(c["stream"], c["window"], profile, self.best.t0, query), c["actual"], c["how"],
+                          query.form, c["sols"], profile, c["stream"])
+        return all(w.status == MATCH for w in windows)
 
 
 def observed_solutions(report: ObservedReport, form: str) -> Solutions:
@@ -398,7 +409,8 @@ def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSp
         if best is None or exp.mean_f1 > best.mean_f1 + 1e-12:
             best = exp
     assert best is not None
-    verdict = CaseVerdict("FAIL", best, explaining if not beyond else [], len(candidates), how)
+    verdict = CaseVerdict("FAIL", best, explaining if not beyond else [], len(candidates), how,
+                          context={"stream": stream, "window": window, "actual": actual, "sols": sols, "how": how})
     if beyond:
         verdict.notes.append(beyond)
     return verdict
