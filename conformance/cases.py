@@ -176,7 +176,7 @@ def expand(data: dict, path: Path) -> list[Case]:
                 smoke=bool(raw.get("smoke", False)), params=tuple(params.items()),
                 stream_spec=_with_prefixes(_substitute(raw["stream"], params, where), prefixes),
                 query={"r2r": r2r, "stream_iri": query.get("stream_iri", "http://example.org/stream"),
-                       "prefixes": prefixes},
+                       "prefixes": prefixes, "text": dict(query.get("text", {}))},
                 window=window, r2s=query.get("r2s", "rstream"),
                 fixed=_substitute(raw.get("semantics", {}).get("fixed", {}), params, where),
                 vary=_substitute(raw.get("semantics", {}).get("vary", {}), params, where),

@@ -59,6 +59,7 @@ def lint(args) -> int:
             continue
         for exp in case.expected:
             problems += mismatches(case, exp, stream)
+        problems += written_texts(case)
         query = R2R(case.r2r, stream)
         for name, declared in STANDARD_PROFILES.items():
             fixed = dict(case.fixed)
@@ -81,6 +82,26 @@ def lint(args) -> int:
         print(f"error: {p}", file=sys.stderr)
     print(f"{len(first)} cases, {skipped} skipped (missing data or large), {len(problems)} problems")
     return 1 if problems else 0
+
+
+def written_texts(case) -> list[str]:
+    """A query-syntax case's texts must mean its window and R2S (RSP-QL and C-SPARQL texts are read back)."""
+    from engines.continuous import QuerySyntaxError, parse
+
+    problems = []
+    for dialect, text in (case.query.get("text") or {}).items():
+        if dialect == "cqels":
+            continue  # no reader for CQELS-QL yet: checked by hand
+        try:
+            read = parse(text)
+        except (QuerySyntaxError, ValueError) as exc:
+            problems.append(f"{case.id}: its {dialect} text cannot be read back: {exc}")
+            continue
+        if read.window != case.window:
+            problems.append(f"{case.id}: its {dialect} text has window {read.window}, the case {case.window}")
+        if dialect == "rspql" and read.r2s != case.r2s:
+            problems.append(f"{case.id}: its {dialect} text asks {read.r2s}, the case {case.r2s}")
+    return problems
 
 
 def generate(args) -> int:

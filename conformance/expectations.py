@@ -8,12 +8,16 @@ link to the evidence::
       reason: reports "null" averages for windows with no match
       link: docs/csrbench-table2.md#q4
 
-An entry names a case by its full id or by its id without the parameter list (then it holds for every
-parameter combination).  The runner applies each as a strict xfail: a fixed engine shows up as an unexpected pass.
+An entry names a case by its full id, by its id without the parameter list (then it holds for every
+parameter combination), or by a glob pattern (``"*"``, ``"edges.*"``) for a deviation that touches many
+cases at once, e.g. a parser that reads none of the corpus's queries; the most specific entry wins (full
+id, then base id, then the first matching pattern in file order).  The runner applies each as a strict
+xfail: a fixed engine shows up as an unexpected pass.
 """
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 import yaml
@@ -39,5 +43,9 @@ def load(path: Path | None) -> dict[str, dict]:
 
 
 def lookup(known: dict[str, dict], case) -> dict | None:
-    """The entry for a case: by its full id, else by its id without the parameter list."""
-    return known.get(case.id) or known.get(case.base_id)
+    """The entry for a case: by its full id, else by its id without the parameter list, else by the first
+    glob pattern that matches its full id."""
+    hit = known.get(case.id) or known.get(case.base_id)
+    if hit:
+        return hit
+    return next((entry for key, entry in known.items() if "*" in key and fnmatchcase(case.id, key)), None)

@@ -70,11 +70,22 @@ def parse(text: str) -> ContinuousQuery:
         r2r = rest[:csparql.start()] + rest[csparql.end():]
         window = WindowSpec(_csparql_duration(csparql.group(2)), _csparql_duration(csparql.group(3)))
         return ContinuousQuery(r2r.strip() + "\n", csparql.group(1), window, "rstream", "csparql")
-    named = re.search(r"FROM\s+NAMED\s+WINDOW\s+(<[^>]*>|\S+)\s+ON\s+(?:STREAM\s+)?<([^>]*)>\s*"
+    named = re.search(r"FROM\s+NAMED\s+WINDOW\s+(<[^>]*>|\S+)\s+ON\s+(?:STREAM\s+)?(<[^>]*>|[\w.-]*:[\w.-]*)\s*"
                       r"\[\s*RANGE\s+(\S+)\s+(?:STEP|SLIDE)\s+(\S+?)\s*\]", rest, re.IGNORECASE)
     if not named:
         raise QuerySyntaxError("an RSP-QL query needs FROM NAMED WINDOW <w> ON <stream> [RANGE … STEP …]")
     r2r = rest[:named.start()] + rest[named.end():]
     r2r = _unwrap_window(r2r, named.group(1))
     window = WindowSpec(_iso_duration(named.group(3)), _iso_duration(named.group(4)))
-    return ContinuousQuery(r2r.strip() + "\n", named.group(2), window, kind.lower(), "rspql")
+    return ContinuousQuery(r2r.strip() + "\n", _iri(named.group(2), text), window, kind.lower(), "rspql")
+
+
+def _iri(name: str, text: str) -> str:
+    """An <IRI> or a prefixed name resolved with the query's PREFIX declarations."""
+    if name.startswith("<"):
+        return name[1:-1]
+    prefix, _, local = name.partition(":")
+    for m in re.finditer(r"PREFIX\s+([\w.-]*):\s*<([^>]*)>", text, re.IGNORECASE):
+        if m.group(1) == prefix:
+            return m.group(2) + local
+    raise QuerySyntaxError(f"the prefix of {name} is not declared")

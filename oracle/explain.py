@@ -129,8 +129,8 @@ def _whole_output(verdict: CaseVerdict, query: R2R) -> tuple[list[str], str] | N
     best = verdict.best
     profile = best.profile
     if profile.multiplicity == "bag" and verdict.explains(query, replace(profile, multiplicity="set")):
-        text = ("the engine's output is exactly the oracle's under multiplicity: set — its relations look "
-                "duplicate-free (declare multiplicity: set if that is its semantics)")
+        text = ("same solutions, different multiplicities: the engine's relation looks duplicate-free — its whole "
+                "output is exactly the oracle's under multiplicity: set (declare it if that is the engine's semantics)")
         if profile.r2s != "rstream" and _set_difference_explains(best, query, profile):
             return ["multiplicity", "r2s-set"], text + (f"; or its {profile.r2s.capitalize()} is a set difference: "
                                                         "this output cannot tell the two apart")
@@ -361,9 +361,14 @@ def _shape_findings(best) -> list[tuple[str, str]]:
     return out
 
 
+#: findings about the whole output stream, not counted per window
+WHOLE_OUTPUT = ("drift", "width")
+
+
 def findings_text(findings: dict[str, int]) -> str:
     """The failure patterns in words: 'uses elements after they left the window (5 windows); …'."""
-    return "; ".join(f"{FINDINGS[k]} ({n} window{'s' if n != 1 else ''})" for k, n in findings.items())
+    return "; ".join(FINDINGS[k] if k in WHOLE_OUTPUT else f"{FINDINGS[k]} ({n} window{'s' if n != 1 else ''})"
+                     for k, n in findings.items())
 
 
 def diff(w: WindowResult) -> str:

@@ -3,12 +3,13 @@
 // package-lock.json.  It feeds each case's events to a fresh RSPEngine in application time and reports
 // what the engine emits; it does not correct the engine (see README.md for what rsp-js does).
 //
-// - The kit's RSP-QL is rewritten into the subset rsp-js's line-based parser accepts: "ON STREAM",
-//   RANGE/STEP as numbers of ms, "RStream"/"IStream"/"DStream", WINDOW at the start of a line.
+// - The query goes to rsp-js exactly as the kit rendered it (standard RSP-QL: xsd:duration windows,
+//   FROM NAMED WINDOW <w> ON <s>); what rsp-js's line-based parser makes of it is rsp-js's answer.
 // - rsp-js prints its own logs with console.log; they go to stderr so stdout stays the protocol channel.
-// - Bindings are emitted one by one and asynchronously; the driver counts the engine's running R2R
-//   evaluations (by observing R2ROperator.execute) and, after each event, waits until none runs.  The
-//   bindings emitted meanwhile form one report, stamped with the time of the event that triggered it.
+// - Each R2R evaluation of rsp-js (one call of R2ROperator.execute) is one report: the bindings it
+//   streams out.  The report carries rsp-js's own time stamps, timestamp_from/timestamp_to of its first
+//   binding (a per-binding counter: rsp-js adds one slide to its t0 for every binding it emits); they do
+//   not say when or for which window the report was made, so the driver declares alignment "order".
 "use strict";
 
 const { createInterface } = require("node:readline");
@@ -46,19 +47,6 @@ const PROFILE = {
   end_of_stream: "drop",    // no flush: the last windows never report
 };
 
-function rspjsQuery(text) {
-  const iso = (d) => {
-    const m = d.match(/^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$/i);
-    if (!m) throw new Error(`unsupported duration ${d}`);
-    return Math.round(((+m[1] || 0) * 3600 + (+m[2] || 0) * 60 + (+m[3] || 0)) * 1000);
-  };
-  return text
-    .replace(/REGISTER\s+(RSTREAM|ISTREAM|DSTREAM)\s/i, (_, op) => `REGISTER ${op[0].toUpperCase()}Stream `)
-    .replace(/FROM NAMED WINDOW\s+(\S+)\s+ON\s+(?:STREAM\s+)?(\S+)\s+\[RANGE\s+(\S+)\s+STEP\s+(\S+)\]/i,
-      (_, w, s, r, st) => `FROM NAMED WINDOW ${w} ON STREAM ${s} [RANGE ${iso(r)} STEP ${iso(st)}]`)
-    .split("\n").map((line) => line.trim()).join("\n");
-}
-
 function term(line) {
   // one N-Triples line -> a quad in the default graph (rsp-js moves it into the window's graph)
   const quads = new N3.Parser({ format: "N-Triples" }).parse(line);
@@ -78,10 +66,16 @@ function toJson(t) {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 async function run(msg) {
-  const text = rspjsQuery(msg.query);
-  const engine = new rsp.RSPEngine(text);
+  const engine = new rsp.RSPEngine(msg.query);
   const streams = engine.get_all_streams();
-  if (streams.length !== 1) return { seq: msg.seq, unsupported: `rsp-js parsed ${streams.length} streams from the query` };
+  if (streams.length !== 1) {
+    // rsp-js found no window it can use: running on would crash inside rsp-js; say what it parsed
+    const windows = engine.windows.map((w) => ({ name: w.name, width: w.width, slide: w.slide }));
+    return { seq: msg.seq, error: `rsp-js parsed ${streams.length} streams and windows ${JSON.stringify(windows)} ` +
+      "from the query (rsp-js 1.3.5 reads only 'FROM NAMED WINDOW <w> ON STREAM <s> [RANGE <ms> STEP <ms>]' lines)" };
+  }
+  const bad = engine.windows.filter((w) => !Number.isFinite(w.width) || !Number.isFinite(w.slide));
+  if (bad.length) console.error(`rsp-js read the window sizes as ${JSON.stringify(bad.map((w) => [w.width, w.slide]))}`);
   const stream = engine.getStream(streams[0]);
   // background data: the kit's RSP-QL puts the whole pattern inside the WINDOW block, so static
   // triples go into the window's graph, where that block looks (rsp-js unions them with every window)
@@ -90,39 +84,45 @@ async function run(msg) {
     const q = term(line);
     engine.addStaticData(DataFactory.quad(q.subject, q.predicate, q.object, windowGraph));
   }
-  let running = 0;
+  // one report per R2R evaluation: the bindings its stream emits, with rsp-js's own time stamps
+  const evaluations = [];
+  let current = null;
   const execute = engine.r2r.execute.bind(engine.r2r);
   engine.r2r.execute = (container) => {
-    running += 1;
+    const evaluation = { solutions: [], from: null, to: null, done: false };
+    evaluations.push(evaluation);
     return execute(container).then((bindings) => {
-      bindings.on("end", () => { running -= 1; });
-      bindings.on("error", () => { running -= 1; });
+      current = evaluation;
+      bindings.on("end", () => { evaluation.done = true; });
+      bindings.on("error", () => { evaluation.done = true; });
       return bindings;
-    }, (err) => { running -= 1; throw err; });
+    }, (err) => { evaluation.done = true; throw err; });
   };
   const emitter = engine.register();
-  let pending = [];
-  const claimed = [];
   emitter.on("RStream", (object) => {
+    const target = current || evaluations[evaluations.length - 1];
+    if (!target) return;
     const solution = {};
     for (const [variable, value] of object.bindings) solution[variable.value] = toJson(value);
-    pending.push(solution);
-    claimed.push([object.timestamp_from, object.timestamp_to]);
+    if (target.from === null) { target.from = object.timestamp_from; target.to = object.timestamp_to; }
+    target.solutions.push(solution);
   });
-  const reports = [];
-  const settle = async (t) => {
-    for (let i = 0; i < 3 || running > 0; i++) {
+  const settle = async () => {
+    for (let i = 0; i < 3 || evaluations.some((e) => !e.done); i++) {
       await tick();
       if (i > 200000) throw new Error("rsp-js evaluation did not finish");
     }
-    if (pending.length) reports.push({ tau: t, solutions: pending });
-    pending = [];
   };
   for (const element of msg.elements) {
     for (const line of element.triples) stream.add(term(line), element.t);
-    await settle(element.t);
+    await settle();
   }
-  if (claimed.length) console.error(`rsp-js claimed windows (first 5): ${JSON.stringify(claimed.slice(0, 5))}`);
+  // rsp-js streams nothing for an evaluation without bindings (its empty relations are not reported)
+  const reports = evaluations.filter((e) => e.solutions.length).map((e) => ({
+    tau: Number.isFinite(e.to) ? e.to : null,
+    window: Number.isFinite(e.from) && Number.isFinite(e.to) ? [e.from, e.to] : null,
+    solutions: e.solutions,
+  }));
   return { seq: msg.seq, reports };
 }
 
@@ -131,10 +131,11 @@ async function run(msg) {
     if (!line.trim()) continue;
     const msg = JSON.parse(line);
     if (msg.cmd === "start") {
-      send({ protocol: 1, engine: { name: "rsp-js", version, dialect: "rspql", alignment: "time",
+      send({ protocol: 1, engine: { name: "rsp-js", version, dialect: "rspql", alignment: "order",
         capabilities: ["time-window", "sliding-window", "filter", "aggregates", "group-by", "optional", "union",
-          "rstream", "istream", "dstream", "event-graphs", "joins-across-time", "static-data", "empty-windows",
-          "subquery", "order-by"],  // no ask/construct: rsp-js evaluates with Comunica's queryBindings only
+          "rstream", "event-graphs", "joins-across-time", "static-data", "empty-windows", "subquery", "order-by"],
+        // no ask/construct: rsp-js evaluates with Comunica's queryBindings only; no istream/dstream:
+        // REGISTER IStream/DStream is parsed and ignored (rsp-js always subscribes to RStream)
         profile: PROFILE } });
     } else if (msg.cmd === "run") {
       try {
