@@ -11,7 +11,7 @@ import functools
 import itertools
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,9 @@ class Case:
     expected: tuple[dict, ...]
     source: str
     prefixes: dict = field(default_factory=dict)
+    #: (family data, index of the case in it): what a variant of the case is expanded from
+    origin: tuple = field(default=(), compare=False, repr=False)
+    variant_of: str | None = None  # the corpus case a recording's variant derives from
 
     @property
     def r2r(self) -> str:
@@ -153,36 +156,79 @@ def _prefix_block(prefixes: dict[str, str]) -> str:
 
 def expand(data: dict, path: Path) -> list[Case]:
     """All concrete cases of a validated family, in file order then grid order."""
-    family = data["family"]
-    prefixes = data.get("prefixes", {})
     out = []
     for index, raw in enumerate(data["cases"]):
-        base_id = f"{family}.{raw['id']}"
         grid = raw.get("params", {})
         names = list(grid)
         for combo in itertools.product(*(grid[n] for n in names)) if names else [()]:
-            params = dict(zip(names, combo))
-            where = f"{path}: cases[{index}] ({base_id})"
-            query = _substitute(raw["query"], params, where)
-            try:
-                window = WindowSpec(parse_duration(query["window"]["range"]), parse_duration(query["window"]["slide"]))
-            except ValueError as exc:
-                raise CaseFileError(f"{where}: query.window: {exc}") from exc
-            suffix = "[" + ",".join(f"{n}={_show(params[n])}" for n in names) + "]" if names else ""
-            r2r = _prefix_block(prefixes) + query["r2r"]
-            out.append(Case(
-                id=base_id + suffix, base_id=base_id, family=family, title=raw["title"],
-                spec=tuple(raw["spec"]), level=raw["level"], capabilities=tuple(raw["capabilities"]),
-                smoke=bool(raw.get("smoke", False)), params=tuple(params.items()),
-                stream_spec=_with_prefixes(_substitute(raw["stream"], params, where), prefixes),
-                query={"r2r": r2r, "stream_iri": query.get("stream_iri", "http://example.org/stream"),
-                       "prefixes": prefixes, "text": dict(query.get("text", {}))},
-                window=window, r2s=query.get("r2s", "rstream"),
-                fixed=_substitute(raw.get("semantics", {}).get("fixed", {}), params, where),
-                vary=_substitute(raw.get("semantics", {}).get("vary", {}), params, where),
-                expected=tuple(e for e in raw.get("expected", []) if _params_match(e, params)),
-                source=str(path), prefixes=prefixes))
+            out.append(_one(data, index, dict(zip(names, combo)), path))
     return out
+
+
+def _one(data: dict, index: int, params: dict, path: Path) -> Case:
+    """The case ``index`` of a family for one combination of its parameters."""
+    family = data["family"]
+    prefixes = data.get("prefixes", {})
+    raw = data["cases"][index]
+    base_id = f"{family}.{raw['id']}"
+    where = f"{path}: cases[{index}] ({base_id})"
+    query = _substitute(raw["query"], params, where)
+    try:
+        window = WindowSpec(parse_duration(query["window"]["range"]), parse_duration(query["window"]["slide"]))
+    except ValueError as exc:
+        raise CaseFileError(f"{where}: query.window: {exc}") from exc
+    suffix = "[" + ",".join(f"{n}={_show(params[n])}" for n in params) + "]" if params else ""
+    r2r = _prefix_block(prefixes) + query["r2r"]
+    return Case(
+        id=base_id + suffix, base_id=base_id, family=family, title=raw["title"],
+        spec=tuple(raw["spec"]), level=raw["level"], capabilities=tuple(raw["capabilities"]),
+        smoke=bool(raw.get("smoke", False)), params=tuple(params.items()),
+        stream_spec=_with_prefixes(_substitute(raw["stream"], params, where), prefixes),
+        query={"r2r": r2r, "stream_iri": query.get("stream_iri", "http://example.org/stream"),
+               "prefixes": prefixes, "text": dict(query.get("text", {}))},
+        window=window, r2s=query.get("r2s", "rstream"),
+        fixed=_substitute(raw.get("semantics", {}).get("fixed", {}), params, where),
+        vary=_substitute(raw.get("semantics", {}).get("vary", {}), params, where),
+        expected=tuple(e for e in raw.get("expected", []) if _params_match(e, params)),
+        source=str(path), prefixes=prefixes, origin=(data, index))
+
+
+def variant(case: Case, params: dict | None = None, window: dict | None = None, r2s: str | None = None) -> Case:
+    """The case as a recording was made: other template parameters, another window or R2S operator.
+
+    Parameters the case has are substituted (``{range: 1s, slide: 1s}`` of CSRBench Q1 gives
+    ``csrbench.q1[range=1s,slide=1s]``, the id a corpus case with those values would have); a window or
+    R2S the case has no parameter for is set directly and named in the id (``[window=5ms/5ms]``)."""
+    data, index = case.origin
+    known = dict(case.params)
+    params = dict(params or {})
+    # a window or R2S the case takes as template parameters is stated through them
+    if window and {"range", "slide"} <= set(known):
+        params.update(range=window["range"], slide=window["slide"])
+        window = None
+    elif window and isinstance(known.get("window"), dict):
+        params["window"] = {"range": window["range"], "slide": window["slide"]}
+        window = None
+    if r2s and "r2s" in known:
+        params["r2s"], r2s = r2s, None
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise CaseFileError(f"{case.id} has no template parameter {', '.join(unknown)}; it has "
+                            f"{', '.join(known) or 'none'} (state a window or r2s instead)")
+    out = _one(data, index, {**known, **params}, Path(case.source))
+    extra = []
+    if window:
+        spec = WindowSpec(parse_duration(window["range"]), parse_duration(window["slide"]))
+        if spec != out.window:
+            out = replace(out, window=spec)
+            extra.append(f"window={_show(window)}")
+    if r2s and r2s != out.r2s:
+        out = replace(out, r2s=r2s)
+        extra.append(f"r2s={r2s}")
+    if extra:
+        inner = [out.id[len(out.base_id) + 1:-1]] if out.id != out.base_id else []
+        out = replace(out, id=f"{out.base_id}[{','.join(inner + extra)}]")
+    return case if out.id == case.id else replace(out, variant_of=case.id)
 
 
 def _with_prefixes(stream: dict, prefixes: dict) -> dict:

@@ -155,10 +155,15 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
 def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data_root: Path | None = None,
              gracious: bool = True) -> CaseResult:
     started = time.monotonic()
-    result = CaseResult(case.id, info.name, "ERROR", "", case.level, list(case.capabilities))
+    result = CaseResult(case.id, info.name, "ERROR", "", case.level, list(case.capabilities),
+                        variant_of=getattr(case, "variant_of", None))
+    recorded = list(getattr(adapter, "notes_for", lambda _: [])(case.id))
 
     def done(verdict: str, why: str, error: str | None = None) -> CaseResult:
         result.verdict, result.reason, result.error = verdict, why, error
+        result.notes = recorded + [n for n in result.notes if n not in recorded]
+        if recorded and verdict in ("PASS", "FAIL"):
+            result.reason = f"[{'; '.join(recorded)}] {why}"
         result.seconds = round(time.monotonic() - started, 3)
         return result
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conformance import adapters, datapaths, expectations, report
-from conformance.cases import CaseFileError, load_corpus
+from conformance.cases import CaseFileError, load_corpus, variant
 from conformance.harness import run_case
 
 KEY = "rspconf"
@@ -95,6 +95,7 @@ def pytest_generate_tests(metafunc):
     if config.getoption("--smoke"):
         cases = [c for c in cases if c.smoke]
     known = session.known()
+    cases = with_variants(cases, session.engine()[0])
     params = []
     for case in cases:
         marks = []
@@ -103,6 +104,29 @@ def pytest_generate_tests(metafunc):
             marks.append(pytest.mark.xfail(strict=True, reason=f"known {entry['verdict']}: {entry['reason']}"))
         params.append(pytest.param(case, id=case.id, marks=marks))
     metafunc.parametrize("rspconf_case", params)
+
+
+def with_variants(cases, adapter) -> list:
+    """The cases plus the variants the adapter has outputs for (a replay manifest's recordings made with
+    other parameters), each right after the case it varies; a variant whose id is a corpus case is that case."""
+    if not hasattr(adapter, "variants"):
+        return cases
+    ids = {c.id for c in cases}
+    out = []
+    for case in cases:
+        out.append(case)
+        for made_with in adapter.variants(case):
+            try:
+                v = variant(case, made_with.get("params"), made_with.get("window"), made_with.get("r2s"))
+            except (CaseFileError, ValueError) as exc:
+                raise pytest.UsageError(f"--engine {adapter.info().name}: a recording of {case.id}: {exc}") from None
+            if v.id == case.id:
+                continue
+            adapter.bind_variant(case.id, v.id, made_with)
+            if v.id not in ids:
+                ids.add(v.id)
+                out.append(v)
+    return out
 
 
 @pytest.fixture

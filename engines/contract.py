@@ -8,7 +8,12 @@ An adapter is any object with
   are application times, ``order`` otherwise) and an optional expectations file;
 - ``run(request: RunRequest) -> list[ObservedReport]``: every report it produced, in order;
 - optionally ``close()``, and ``cancel()``: called (from another thread) when a run passed its timeout,
-  so an in-process engine can stop its work instead of running on in an abandoned thread.
+  so an in-process engine can stop its work instead of running on in an abandoned thread;
+- optionally, for engines whose outputs were made elsewhere (replay): ``variants(case)`` — what the
+  outputs for a case were made with, ``[{"params": …, "window": …, "r2s": …}]``; the kit then judges a
+  variant of the case with its own id and tells the adapter with ``bind_variant(case_id, variant_id,
+  made_with)`` — and ``notes_for(case_id)``, lines shown next to the verdict (a recorder's dropped
+  reports).
 
 A raised exception is an ERROR of the harness run, not a FAIL of the engine; a raised
 :class:`Unsupported` is UNSUPPORTED.

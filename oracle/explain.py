@@ -316,7 +316,7 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
         previous = e if e is not None else previous
         for kind in kinds:
             found[kind] = found.get(kind, 0) + 1
-    for kind, text in _shape_findings(best):
+    for kind, text in _shape_findings(best, verdict, query):
         found[kind] = found.get(kind, 0) + 1
         verdict.notes.append(text)
     verdict.findings = {k: found[k] for k in FINDINGS if k in found}
@@ -341,8 +341,9 @@ def _ms(ms: float) -> str:
     return f"{ms / 1000:g} s" if ms % 1000 == 0 else f"{ms:g} ms"
 
 
-def _shape_findings(best) -> list[tuple[str, str]]:
-    """Drift (window starts off by a growing amount) and another width or slide, from known borders."""
+def _shape_findings(best, verdict: CaseVerdict | None = None, query: R2R | None = None) -> list[tuple[str, str]]:
+    """Drift (window starts off by a growing amount) and another width or slide, from known borders;
+    a width or slide that explains the whole output exactly is said so."""
     out = []
     borders = _borders(best)
     shifts = [(o2 - o1) for o1, _, o2, _ in borders]
@@ -352,13 +353,47 @@ def _shape_findings(best) -> list[tuple[str, str]]:
             per = (shifts[-1] - shifts[0]) / (len(shifts) - 1)
             out.append(("drift", f"window starts drift: {'+' if per > 0 else '-'}{_ms(abs(round(per)))} per window "
                                  f"(the engine's openings move from {shifts[0]:+d} to {shifts[-1]:+d} ms off the expected ones)"))
-    widths = [c2 - o2 for _, _, o2, c2 in borders]
-    if len(widths) >= 2:
-        width = median(widths)
-        expected_width = borders[0][1] - borders[0][0]
-        if width != expected_width and sum(1 for x in widths if x == width) * 2 > len(widths):
-            out.append(("width", f"the engine's windows look {_ms(width)} wide, not {_ms(expected_width)}"))
+    # widths: every window the engine declares (paired or not), else gracious mode's exact reconstructions
+    declared = sorted({tuple(w.actual.window) for w in best.windows if w.actual is not None and w.actual.window})
+    exact = [(g["opening"], g["closing"]) for g in (w.gracious for w in best.windows)
+             if g is not None and g["precision"] == 1.0 and g["recall"] == 1.0]
+    shape = declared if len(declared) >= 2 else exact * 2 if len(exact) == 1 else exact
+    expected = next(((e.opening, e.closing) for e in (w.expected for w in best.windows) if e is not None), None)
+    if len(shape) >= 2 and expected is not None:
+        widths = [c - o for o, c in shape]
+        width, want = median(widths), expected[1] - expected[0]
+        if width != want and sum(1 for x in widths if x == width) * 2 > len(widths):
+            text = f"the engine's windows look {_ms(width)} wide, not {_ms(want)}"
+            openings = sorted({o for o, _ in shape})
+            slides = [b - a for a, b in zip(openings, openings[1:])]
+            slide = median(slides) if slides else None
+            expected_slide = best.windows and _expected_slide(best)
+            if slide and expected_slide and slide != expected_slide and declared:
+                text += f", and slide by {_ms(slide)}, not {_ms(expected_slide)}"
+            fits = _window_that_explains(verdict, query, best, int(width), int(slide) if slide and declared else None)
+            if fits:
+                text += f"; the whole output is exactly the oracle's for {_ms(fits.range)} windows sliding by {_ms(fits.slide)}"
+            out.append(("width", text + " — was it made with another window? (a replay manifest can say so)"))
     return out
+
+
+def _window_that_explains(verdict, query, best, width: int, slide: int | None):
+    """The window of the suspected width (tumbling, or with the declared slide) that reproduces every
+    report exactly, if one does."""
+    from oracle.model import WindowSpec
+
+    if verdict is None or query is None:
+        return None
+    for candidate in dict.fromkeys(s for s in (slide, width, _expected_slide(best)) if s):
+        window = WindowSpec(width, candidate)
+        if verdict.explains(query, best.profile, window):
+            return window
+    return None
+
+
+def _expected_slide(best) -> int | None:
+    openings = sorted({w.expected.opening for w in best.windows if w.expected is not None})
+    return min((b - a for a, b in zip(openings, openings[1:])), default=None)
 
 
 #: findings about the whole output stream, not counted per window

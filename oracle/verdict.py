@@ -107,14 +107,15 @@ class CaseVerdict:
     notes: list[str] = field(default_factory=list)          # what the verdict rests on, in words
     context: dict = field(default_factory=dict, repr=False)  # what explains() needs: stream, window, reports
 
-    def explains(self, query: R2R, profile: Profile) -> bool:
-        """Whether ``profile`` at the best explanation's t0 reproduces every report exactly: a cheap,
-        whole-output hypothesis test for a diagnosis (e.g. the same profile with multiplicity set)."""
+    def explains(self, query: R2R, profile: Profile, window: WindowSpec | None = None) -> bool:
+        """Whether ``profile`` (and ``window``) at the best explanation's t0 reproduces every report
+        exactly: a cheap, whole-output hypothesis test for a diagnosis (e.g. the same profile with
+        multiplicity set, or the window a recording was really made with)."""
         c = self.context
         if not c:
             return False
-        windows = compare(output(c["stream"], c["window"], profile, self.best.t0, query), c["actual"], c["how"],
-                          query.form, c["sols"], profile, c["stream"])
+        windows = compare(output(c["stream"], window or c["window"], profile, self.best.t0, query), c["actual"],
+                          c["how"], query.form, c["sols"], profile, c["stream"])
         return all(w.status == MATCH for w in windows)
 
 

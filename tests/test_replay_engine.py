@@ -109,3 +109,43 @@ def test_csrbench_table2_is_reproduced_but_for_the_rerecorded_csparql_q3():
     assert "uses elements after they left the window" in reproduce.findings_text(by[("cqels", "q6")]["findings"])
     assert "no value" in reproduce.findings_text(by[("sparqlstream", "q4")]["findings"])
     assert by[("csparql", "q5")]["probe"]["t0"] < 0  # partial first windows explain more of Q5
+
+
+def _recorded_with_window(tmp_path, range_ms, slide_ms):
+    """A jsonl recording of the reference engine run on CASE with another window."""
+    from dataclasses import replace
+
+    from oracle.model import WindowSpec
+    case = CASES[CASE]
+    engine = ReferenceEngine()
+    request = replace(request_for(case, engine.info(), case.load_stream()), window=WindowSpec(range_ms, slide_ms))
+    (tmp_path / "rec.jsonl").write_text("".join(jsonl.report_line(r) + "\n" for r in engine.run(request)))
+    return "rec.jsonl"
+
+
+def test_a_recording_made_with_another_window_is_judged_as_that_variant(tmp_path):
+    from conformance.plugin import with_variants
+
+    rec = _recorded_with_window(tmp_path, 5, 5)
+    engine = ReplayEngine(str(manifest(tmp_path, "jsonl", {"file": rec, "window": {"range": "5ms", "slide": "5ms"},
+                                                            "notes": "the recorder started late"})))
+    cases = with_variants([CASES[CASE]], engine)
+    assert [c.id for c in cases] == [CASE, f"{CASE}[window=5ms/5ms]"]
+    original, variant = (run_case(c, engine, engine.info()) for c in cases)
+    assert original.verdict == "UNSUPPORTED" and f"judged as {CASE}[window=5ms/5ms]" in original.reason
+    assert variant.verdict == "PASS" and variant.variant_of == CASE
+    assert variant.reason.startswith("[recording: the recorder started late] explained by t0=0")
+    # a corpus case's own parameters: the variant is that corpus case, not a new one
+    engine = ReplayEngine(str(manifest(tmp_path, "jsonl", {"file": rec, "params": {"slide": "5ms"}})))
+    assert [c.id for c in with_variants([CASES["edges.join-across-time[slide=10ms]"]], engine)] == \
+        ["edges.join-across-time[slide=10ms]"]
+
+
+def test_the_same_recording_forced_onto_the_case_fails_and_says_the_windows_look_narrower(tmp_path):
+    rec = _recorded_with_window(tmp_path, 5, 5)
+    engine = ReplayEngine(str(manifest(tmp_path, "jsonl", rec, alignment="window")))
+    result = run_case(CASES[CASE], engine, engine.info())
+    assert result.verdict == "FAIL"
+    assert "the engine's windows look 5 ms wide, not 10 ms, and slide by 5 ms, not 5 ms" not in result.reason
+    assert "the engine's windows look 5 ms wide, not 10 ms" in result.reason
+    assert "the whole output is exactly the oracle's for 5 ms windows sliding by 5 ms" in result.reason

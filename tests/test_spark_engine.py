@@ -23,7 +23,7 @@ def engine():
 @pytest.mark.parametrize("case_id", [
     "seed002.fig1", "edges.aggregates-empty", "edges.r2s-consecutive[r2s=dstream]", "edges.static-join",
     "edges.join-across-time[slide=5ms]", "edges.ask", "waves.q2-flow[sensors=10,window=4s/1s]",
-    "yabench.e3-join[stations=50]", "edges.order-limit[slice=LIMIT 2]", "edges.order-limit[slice=LIMIT 1 OFFSET 1]",
+    "weather.join[stations=50]", "edges.order-limit[slice=LIMIT 2]", "edges.order-limit[slice=LIMIT 1 OFFSET 1]",
     "edges.repeated-triple",
 ])
 def test_spark_engine_passes(engine, case_id):
@@ -162,7 +162,7 @@ def test_cancel_stops_a_streaming_run():
     from engines.spark.session import session
 
     session().range(1).count()  # a started session: the timeout must hit the streaming, not the JVM start
-    case = CASES["yabench.e1-filter[stations=50]"]
+    case = CASES["weather.filter[stations=50]"]
     streaming = SparkEngine(mode="streaming")
     request = request_for(case, streaming.info(), case.load_stream())
     before = {t.name for t in threading.enumerate()}

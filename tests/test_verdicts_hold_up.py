@@ -270,3 +270,17 @@ def test_the_case_timeout_covers_judging(deadline_passed):
     with pytest.raises(JudgeTimeout, match="before the case timeout"):
         check(stream, TEN, "SELECT ?s WHERE { ?s ?p ?o }", ProfileSpace.of(Profile()), [],
               deadline=time.monotonic() - 1)
+
+
+def test_windows_of_another_width_are_named_from_gracious_mode_and_from_declared_borders():
+    # one element a millisecond; the case asks 10 ms tumbling windows, the engine used 5 ms ones
+    stream = triple_stream(*((t, f"s{t}", "p", "o") for t in range(30)))
+    query = "SELECT ?s WHERE { ?s <http://ex.org/p> <http://ex.org/o> }"
+    five = [[{"s": iri(f"s{t}")} for t in range(o, o + 5)] for o in range(0, 30, 5)]
+    profile = Profile(t0=0, tick="time-driven", end_of_stream="flush")
+    unlabelled = judged(stream, query, [ObservedReport(rows) for rows in five], profile)
+    assert ("the engine's windows look 5 ms wide, not 10 ms; the whole output is exactly the oracle's for 5 ms "
+            "windows sliding by 5 ms") in reason(unlabelled)
+    labelled = judged(stream, query, [ObservedReport(rows, tau=o + 5, window=(o, o + 5))
+                                      for o, rows in zip(range(0, 30, 5), five)], profile, how="window")
+    assert "the engine's windows look 5 ms wide, not 10 ms, and slide by 5 ms, not 10 ms" in reason(labelled)

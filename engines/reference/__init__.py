@@ -6,7 +6,9 @@ each window reports at its close time with its full content (a time-driven tick 
 flush), and the R2R query runs on rdflib.  The oracle gets to the same answers by simulating SECRET's
 Report/Tick functions event by event; agreement of the two is evidence that both are right.
 
-Options (``--engine-option``): ``t0`` (ms, default 0).
+Options (``--engine-option``): ``t0`` (ms, default 0); ``boundary``: ``[o,c)`` (default, SECRET) or
+``[o,c]`` (YABench's closed windows: an element stamped c is in the window, which then reports just
+after c, and the engine declares the ``closed-windows`` capability).
 """
 
 from __future__ import annotations
@@ -29,16 +31,21 @@ CAPABILITIES = frozenset({
 class ReferenceEngine:
     name = "reference"
 
-    def __init__(self, t0: int | str = 0, **options):
+    def __init__(self, t0: int | str = 0, boundary: str = "[o,c)", **options):
         if options:
-            raise ValueError(f"unknown option(s) {sorted(options)} for the reference engine; it takes t0")
+            raise ValueError(f"unknown option(s) {sorted(options)} for the reference engine; it takes t0 and boundary")
+        if boundary not in ("[o,c)", "[o,c]"):
+            raise ValueError(f"boundary {boundary!r}: the reference engine implements '[o,c)' and '[o,c]'")
         self.t0 = int(t0)
+        self.closed = boundary == "[o,c]"
 
     def info(self) -> EngineInfo:
         return EngineInfo(
-            name=self.name, version="1", dialect="sparql", capabilities=CAPABILITIES,
+            name=self.name, version="1", dialect="sparql",
+            capabilities=CAPABILITIES | ({"closed-windows"} if self.closed else set()),
             profile={"t0": self.t0, "report": ["window-close"], "tick": "time-driven", "grain": "multiple",
-                     "empty": True, "boundary": "[o,c)", "close": ">=", "end_of_stream": "flush"},
+                     "empty": True, "boundary": "[o,c]" if self.closed else "[o,c)",
+                     "close": ">" if self.closed else ">=", "end_of_stream": "flush"},
             alignment="window", expectations=self.expectations_path())
 
     def expectations_path(self) -> Path | None:
@@ -56,7 +63,7 @@ class ReferenceEngine:
         while self.t0 + k * request.window.slide <= last:
             o = self.t0 + k * request.window.slide
             c = o + request.window.range
-            yield o, c, [e for e in elements if o <= e.t < c]
+            yield o, c, [e for e in elements if o <= e.t < c or (self.closed and e.t == c)]
             k += 1
 
     def content(self, request: RunRequest, o: int, c: int, inside: list) -> list:
@@ -87,5 +94,5 @@ class ReferenceEngine:
             kind, current = self.evaluate(request, self.content(request, o, c, inside))
             out = self.r2s(request.r2s, current, previous, kind)
             previous = current
-            reports.append(ObservedReport(out, tau=c, window=(o, c)))
+            reports.append(ObservedReport(out, tau=c + 1 if self.closed else c, window=(o, c)))
         return reports

@@ -18,6 +18,12 @@ profile, says how to read its recordings, and maps case ids to recording files::
 A recording is found by the case's full id, else by its id without the parameter list.  A case with
 no recording is UNSUPPORTED (the engine was not run on it); a missing or malformed recording file is
 an ERROR naming the file and what is wrong.
+
+A recording may say what it was made with — ``{file: …, params: {range: 1s, slide: 1s}, window: …,
+r2s: …, notes: "…"}``: a recording made with other parameters, another window or R2S than the case is
+judged as a variant of the case with its own id (``csrbench.q1[range=1s,slide=1s]``; :meth:`variants`),
+never forced onto the case it was not made for; ``notes`` (say, reports the recorder dropped) are shown
+next to the verdict, which stays strict.
 """
 
 from __future__ import annotations
@@ -125,6 +131,8 @@ class ReplayEngine:
         self.manifest = load_manifest(self.path)
         self.data_root = Path(data_root).resolve() if data_root else None
         self.name = self.manifest["engine"]["name"]
+        self._variants: dict[str, dict] = {}      # variant case id → its recording entry
+        self._made_for: dict[str, list[str]] = {}  # case id → the variants its recording was made as
 
     def info(self) -> EngineInfo:
         m = self.manifest
@@ -136,11 +144,44 @@ class ReplayEngine:
                           expectations=expectations,
                           extra={"manifest": str(self.path), "format": m["format"], "source": m.get("source")})
 
-    def recording(self, case_id: str) -> Path:
+    def _entry(self, case_id: str) -> dict | None:
+        """The recording entry for a case id (a variant's own, else by full or base id), as a dict."""
+        if case_id in self._variants:
+            return self._variants[case_id]
         recordings = self.manifest["recordings"]
         entry = recordings.get(case_id) or recordings.get(base_id(case_id))
+        return {"file": entry} if isinstance(entry, str) else entry
+
+    def variants(self, case) -> list[dict]:
+        """What the recordings for ``case`` were made with, when they say: ``[{params, window, r2s}]``.
+        The kit builds each variant case and tells the adapter its id (:meth:`bind_variant`)."""
+        recordings = self.manifest["recordings"]
+        for key in (case.id, case.base_id):
+            entry = recordings.get(key)
+            if isinstance(entry, dict) and any(entry.get(k) for k in ("params", "window", "r2s")):
+                return [{"key": key, **{k: entry[k] for k in ("params", "window", "r2s") if entry.get(k)}}]
+            if entry is not None:
+                break
+        return []
+
+    def bind_variant(self, case_id: str, variant_id: str, made_with: dict) -> None:
+        """The variant ``variant_id`` of ``case_id`` is judged on the recording stated under ``made_with['key']``."""
+        self._variants[variant_id] = self.manifest["recordings"][made_with["key"]]
+        self._made_for.setdefault(case_id, []).append(variant_id)
+
+    def notes_for(self, case_id: str) -> list[str]:
+        """What the manifest says about the recording of this case."""
+        entry = self._entry(case_id)
+        return [f"recording: {entry['notes'].strip()}"] if entry and entry.get("notes") else []
+
+    def recording(self, case_id: str) -> Path:
+        if case_id in self._made_for:
+            raise Unsupported(f"the recording in {self.path.name} was made with other parameters; it is judged as "
+                              f"{', '.join(self._made_for[case_id])}")
+        entry = self._entry(case_id)
         if entry is None:
             raise Unsupported(f"no recording for {case_id} in {self.path.name}")
+        entry = entry["file"]
         if entry.startswith("data:"):
             root = self.data_root
             if root is None:
