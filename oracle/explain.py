@@ -181,6 +181,7 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
     order = {id(e): i for i, e in enumerate(expected)}
     previous = None
     graced = 0
+    borders_left: list = []
     found: dict[str, int] = {}
     for index, w in enumerate(best.windows):
         if time.monotonic() - started > budget:
@@ -304,18 +305,25 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
                     w.diagnostics.append(f"… and {len(rows) - SHOWN} more {label} solutions")
         if gracious and not explained and w.status == MISMATCH and e is not None and graced < GRACIOUS_WINDOWS:
             graced += 1
-            prev_sol = query.evaluate(previous.content) if previous is not None else None
-            g = reconstruct(query, operator, e.content, e.opening, e.closing, w.actual_solutions,
-                            prev_sol, reach=e.closing - e.opening, deadline=started + budget)
-            w.gracious = g.describe()
-            if (g.opening, g.closing) != (e.opening, e.closing) and g.f1 > w.f1:
-                kinds.add("borders")
-                w.diagnostics.append(
-                    f"the engine's window looks like [{g.opening}, {g.closing}) "
-                    f"(gracious mode: precision {g.precision:.2f}, recall {g.recall:.2f}) instead of {_span(e)}")
+            borders_left.append((w, previous))  # second pass: the costly search comes after every window's findings
         previous = e if e is not None else previous
         for kind in kinds:
             found[kind] = found.get(kind, 0) + 1
+    for w, previous in borders_left:
+        e = w.expected
+        if time.monotonic() - started > budget:
+            verdict.notes.append(f"gracious mode cut short after {budget:g} s: the borders of window {_span(e)} and "
+                                 "later ones were not searched")
+            break
+        prev_sol = query.evaluate(previous.content) if previous is not None else None
+        g = reconstruct(query, operator, e.content, e.opening, e.closing, w.actual_solutions,
+                        prev_sol, reach=e.closing - e.opening, deadline=started + budget)
+        w.gracious = g.describe()
+        if (g.opening, g.closing) != (e.opening, e.closing) and g.f1 > w.f1:
+            found["borders"] = found.get("borders", 0) + 1
+            w.diagnostics.append(
+                f"the engine's window looks like [{g.opening}, {g.closing}) "
+                f"(gracious mode: precision {g.precision:.2f}, recall {g.recall:.2f}) instead of {_span(e)}")
     for kind, text in _shape_findings(best, verdict, query):
         found[kind] = found.get(kind, 0) + 1
         verdict.notes.append(text)

@@ -3,7 +3,10 @@
 For one engine report, try window contents whose borders lie on element timestamps near the expected
 window, and keep the one whose result best matches the engine's (highest F1, then fewest shifted
 elements).  The search is coordinate ascent — best opening for the current closing, then best closing
-for that opening, until nothing improves — because trying every pair costs a query per pair.
+for that opening, until nothing improves — because trying every pair costs a query per pair.  Each side
+is searched coarse to fine (:func:`_refine`): a dense stream has hundreds of borders within reach (50
+stations with their own offsets), each an R2R evaluation, so :data:`CANDIDATES` evenly spread ones are
+tried first and the search narrows around the best.
 The reconstructed borders reveal a late purge (opening moved left) or a shifted window.
 """
 
@@ -36,6 +39,39 @@ class GraciousWindow:
                 "recall": self.recall}
 
 
+#: candidate borders tried per side of a window: a dense stream has hundreds within reach (50 stations
+#: with their own offsets), each an R2R evaluation; evenly spread ones keep a window to a few dozen
+CANDIDATES = 8
+
+
+def _thin(candidates: list[int], limit: int = CANDIDATES) -> list[int]:
+    if len(candidates) <= limit:
+        return candidates
+    step = (len(candidates) - 1) / (limit - 1)
+    return sorted({candidates[round(k * step)] for k in range(limit)})
+
+
+def _refine(candidates: list[int], score, late):
+    """Coarse to fine: score at most CANDIDATES evenly spread candidates, then narrow to the neighbours of
+    the best and repeat until every candidate left was scored.  (score, window result, candidate) or None."""
+    pool, best, seen = candidates, None, {}
+    while pool and not late():
+        for c in _thin(pool):
+            if c not in seen and not late():
+                seen[c] = score(c)
+                if best is None or seen[c][0] > best[0]:
+                    best = (seen[c][0], seen[c][1], c)
+        if len(pool) <= CANDIDATES or best is None:
+            break
+        i = pool.index(best[2]) if best[2] in pool else 0
+        span = max(1, int(len(pool) / (CANDIDATES - 1)) + 1)
+        narrowed = pool[max(0, i - span): i + span + 1]
+        if len(narrowed) >= len(pool):
+            break
+        pool = narrowed
+    return best
+
+
 def _group_starts(times: list[int]) -> list[int]:
     return [i for i in range(len(times)) if i == 0 or times[i] != times[i - 1]] + [len(times)]
 
@@ -63,22 +99,19 @@ def reconstruct(query: R2R, operator: str, expected_content: tuple[int, int], op
         w = compare_bags(out, actual)
         return (w.f1, -abs(lo - lo0) - abs(hi - hi0)), w
 
+    def late() -> bool:
+        return deadline is not None and time.monotonic() > deadline
+
     lo, hi = lo0, hi0
     best, best_w = score(lo, hi)
     for _ in range(2):
         improved = False
-        for cand in lo_cands:
-            if cand >= hi or (deadline is not None and time.monotonic() > deadline):
-                continue
-            s, w = score(cand, hi)
-            if s > best:
-                best, best_w, lo, improved = s, w, cand, True
-        for cand in hi_cands:
-            if cand <= lo or (deadline is not None and time.monotonic() > deadline):
-                continue
-            s, w = score(lo, cand)
-            if s > best:
-                best, best_w, hi, improved = s, w, cand, True
+        found = _refine([c for c in lo_cands if c < hi], lambda c: score(c, hi), late)
+        if found and found[0] > best:
+            (best, best_w), lo, improved = found[:2], found[2], True
+        found = _refine([c for c in hi_cands if c > lo], lambda c: score(lo, c), late)
+        if found and found[0] > best:
+            (best, best_w), hi, improved = found[:2], found[2], True
         if not improved:
             break
     new_open = opening if lo == lo0 else (times[lo] if lo < n else closing)

@@ -149,3 +149,21 @@ def test_the_same_recording_forced_onto_the_case_fails_and_says_the_windows_look
     assert "the engine's windows look 5 ms wide, not 10 ms, and slide by 5 ms, not 5 ms" not in result.reason
     assert "the engine's windows look 5 ms wide, not 10 ms" in result.reason
     assert "the whole output is exactly the oracle's for 5 ms windows sliding by 5 ms" in result.reason
+
+
+def test_a_deduplicating_recorder_is_judged_as_set_when_its_manifest_says_so(tmp_path):
+    # bags.projection: the oracle's bag is {a, a, b}; a recorder that writes each relation's solutions once
+    case = CASES["bags.projection"]
+    engine = ReferenceEngine()
+    rows = engine.run(request_for(case, engine.info(), case.load_stream()))
+    deduplicated = [ObservedReport(list({tuple(sorted(r.items())): r for r in rep.solutions}.values()),
+                                   tau=rep.tau, window=rep.window) for rep in rows]
+    (tmp_path / "rec.jsonl").write_text("".join(jsonl.report_line(r) + "\n" for r in deduplicated))
+    profile = {"t0": 0, "report": ["window-close"], "tick": "time-driven", "end_of_stream": "flush"}
+    path = manifest(tmp_path, "jsonl", "rec.jsonl", profile=profile, recordings={case.id: "rec.jsonl"})
+    as_bag = run_case(case, ReplayEngine(str(path)), ReplayEngine(str(path)).info())
+    assert as_bag.verdict == "FAIL" and as_bag.findings == {"multiplicity": 1}
+    assert "same solutions, different multiplicities: the engine's relation looks duplicate-free" in as_bag.reason
+    path = manifest(tmp_path, "jsonl", "rec.jsonl", profile={**profile, "multiplicity": "set"},
+                    recordings={case.id: "rec.jsonl"})
+    assert run_case(case, ReplayEngine(str(path)), ReplayEngine(str(path)).info()).verdict == "PASS"
