@@ -70,8 +70,9 @@ def available() -> dict[str, str]:
     return names
 
 
-def load(spec: str, options: dict[str, str] | None = None):
-    """Build the adapter named by ``spec`` with ``options``."""
+def load(spec: str, options: dict[str, str] | None = None, start_timeout: float | None = None):
+    """Build the adapter named by ``spec`` with ``options``.  ``start_timeout`` (seconds; the case
+    timeout) bounds an engine process's start handshake unless the options set ``start_timeout``."""
     options = options or {}
     if spec.startswith("replay:"):
         from engines.replay import ManifestError, ReplayEngine
@@ -87,6 +88,8 @@ def load(spec: str, options: dict[str, str] | None = None):
     if spec.startswith("cmd:"):
         from engines.command import CommandEngine, ProtocolError
 
+        if start_timeout is not None:
+            options = {"start_timeout": start_timeout, **options}
         try:
             return CommandEngine(spec[len("cmd:"):], **options)
         except (ProtocolError, OSError, TypeError, ValueError) as exc:
@@ -96,13 +99,20 @@ def load(spec: str, options: dict[str, str] | None = None):
     else:
         names = available()
         if spec not in names:
-            raise EngineUnavailable(f"--engine {spec}: unknown engine; known: {', '.join(sorted(names))}, "
-                                    "or path/to/file.py:Class")
+            raise EngineUnavailable(
+                f"--engine {spec}: unknown engine. Give a registered name ({', '.join(sorted(names))}), "
+                "'cmd:<command line>' for an engine process speaking the JSON Lines protocol (docs/protocol.md), "
+                "'replay:<manifest.yaml>' for recorded outputs, or 'path/to/file.py:Class' for an in-process "
+                "adapter; `rspconf engines` lists them")
         try:
             cls = _from_target(names[spec])
         except ImportError as exc:
             raise EngineUnavailable(f"--engine {spec}: cannot import {names[spec]} ({exc}); "
                                     "is its extra installed? (see README)") from exc
+    from engines.command import CommandEngine
+
+    if start_timeout is not None and isinstance(cls, type) and issubclass(cls, CommandEngine):
+        options = {"start_timeout": start_timeout, **options}
     try:
         return cls(**options)
     except (TypeError, ValueError) as exc:

@@ -19,7 +19,10 @@ import jsonschema
 import yaml
 
 from conformance import datapaths, streams
+from conformance import durations
 from conformance.durations import parse_duration
+
+DURATION_FIELDS = ("range", "slide", "interval", "duration", "periodic")
 from oracle.model import Stream, WindowSpec
 
 SCHEMA_PATH = Path(__file__).parent / "schema" / "case.schema.json"
@@ -120,6 +123,8 @@ def read_family(path: Path) -> dict:
         err = min(errors, key=lambda e: -len(e.absolute_path))
         line = _line_of(node, list(err.absolute_path))
         expected = err.message
+        if err.absolute_path and err.absolute_path[-1] in DURATION_FIELDS:
+            expected = f"{err.instance!r} is not a duration; write {durations.EXPECTED}"
         if err.validator == "additionalProperties":
             expected += " — remove it or check its spelling against conformance/schema/case.schema.json"
         raise CaseFileError(f"{path}:{line}: field {_yaml_path(err.absolute_path)}: {expected}")

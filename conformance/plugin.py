@@ -45,6 +45,8 @@ class Session:
         self.options = adapters.parse_options(config.getoption("engine_option"))
         self.results: dict[str, dict] = {}
         self._known: dict | None = None
+        self.selected: int | None = None      # cases the run selected
+        self.interrupted: str | None = None   # why it ended early, if it did
 
     def known(self) -> dict:
         """The engine's expectations file, read once per process."""
@@ -59,7 +61,8 @@ class Session:
     def engine(self):
         if self.adapter is None:
             try:
-                self.adapter = adapters.load(self.config.getoption("--engine"), self.options)
+                self.adapter = adapters.load(self.config.getoption("--engine"), self.options,
+                                             start_timeout=self.config.getoption("case_timeout"))
                 self.info = self.adapter.info()
             except adapters.EngineUnavailable as exc:
                 raise pytest.UsageError(str(exc)) from None
@@ -72,10 +75,43 @@ class Session:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "rspconf_case: a conformance case")
-    if config.getoption("data_root", None):
-        datapaths.set_data_root(config.getoption("data_root"))
+    given = config.getoption("data_root", None)
+    if given:
+        if not Path(given).is_dir():
+            raise pytest.UsageError(f"--data-root {given}: no such folder. Give the folder that holds the "
+                                    "third-party data (e.g. ../shared/data, with csrbench/ in it), or leave the "
+                                    f"option out to use ${datapaths.ENV} or ../shared/data")
+        datapaths.set_data_root(given)
     config._rspconf = Session(config)
     _ACTIVE.append(config._rspconf)
+    if any(str(a).startswith("conformance") or "test_corpus" in str(a) for a in config.args):
+        # the engine is built (cheaply: Spark starts its session on first use) before collection, so a bad
+        # --engine is one clean usage error (exit 4), not a collection error under pytest's internals
+        config._rspconf.engine()
+    report_path = config.getoption("--report", None)
+    if report_path and not hasattr(config, "workerinput"):
+        # a run that finishes nothing must not leave an older report behind for CI to read
+        Path(report_path).unlink(missing_ok=True)
+
+
+def pytest_collection_finish(session):
+    """How many cases this run selected (in a plain run; with -n the workers say it, below)."""
+    state = getattr(session.config, "_rspconf", None)
+    if state is not None and not hasattr(session.config, "workerinput"):
+        state.selected = sum(1 for item in session.items if "rspconf_case" in getattr(item, "fixturenames", ()))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    state = _ACTIVE[-1] if _ACTIVE else None
+    if state is not None:
+        state.selected = sum(1 for i in ids if "::test_case[" in i)
+
+
+def pytest_keyboard_interrupt(excinfo):
+    if _ACTIVE:
+        said = str(excinfo.value).strip()  # xdist stops for --maxfail with an Interrupted that says why
+        _ACTIVE[-1].interrupted = f"interrupted: {said}" if said else "interrupted (Ctrl-C)"
 
 
 def _corpus_root(config) -> Path:
@@ -171,13 +207,39 @@ def pytest_unconfigure(config):
         _ACTIVE.pop()
 
 
+def _ended_early(session, exitstatus) -> str | None:
+    state: Session = session.config._rspconf
+    if state.interrupted:
+        return state.interrupted
+    if exitstatus == pytest.ExitCode.INTERRUPTED:
+        return f"interrupted: {session.shouldstop or session.shouldfail or 'stopped'}"
+    if session.shouldfail or session.shouldstop:
+        return f"stopped early: {session.shouldfail or session.shouldstop}"
+    return None
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    cases = list(config._rspconf.results.values())
-    if not cases or hasattr(config, "workerinput"):
+    if hasattr(config, "workerinput"):
         return
-    terminalreporter.section(f"rspconf conformance summary — engine {config.getoption('--engine')}")
-    for line in report.summary_lines(cases, terminalreporter._tw.fullwidth):
-        terminalreporter.write_line(line)
+    state: Session = config._rspconf
+    cases = list(state.results.values())
+    run = report.completeness({}, state.selected, len(cases), _ended_early(terminalreporter._session, exitstatus)
+                              if getattr(terminalreporter, "_session", None) else state.interrupted)
+    if cases:
+        terminalreporter.section(f"rspconf conformance summary — engine {config.getoption('--engine')}")
+        wide = terminalreporter._tw.fullwidth if terminalreporter.isatty() else None
+        for line in report.summary_lines(cases, wide):
+            terminalreporter.write_line(line)
+    missing = [c for c in cases if c["verdict"] == "SKIPPED"]
+    if missing:
+        root = datapaths.data_root()
+        terminalreporter.write_line(
+            f"DATA MISSING: {len(missing)} case(s) SKIPPED because their third-party data is not under the data "
+            f"root ({root or 'none set'}): give --data-root or ${datapaths.ENV} (README, 'Data')",
+            yellow=True, bold=True)
+    line = report.incomplete_line(run) if (cases or state.selected) else None
+    if line:
+        terminalreporter.write_line(line, red=True, bold=True)
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -187,7 +249,11 @@ def pytest_sessionfinish(session, exitstatus):
         return
     state: Session = config._rspconf
     cases = list(state.results.values())
-    if not cases:
-        return
-    _, info = state.engine()
-    report.write(Path(path), report.document(report.run_info(info, state.options), cases))
+    if state.info is None and state.adapter is None:
+        try:
+            state.engine()
+        except pytest.UsageError:
+            return  # no engine, no report: the stale one was removed at start
+    run = report.completeness(report.run_info(state.info, state.options), state.selected, len(cases),
+                              _ended_early(session, exitstatus))
+    report.write(Path(path), report.document(run, cases))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import platform
 import subprocess
 from collections import defaultdict
@@ -72,22 +73,43 @@ def document(run: dict, cases: list[dict]) -> dict:
     return {"schema_version": SCHEMA_VERSION, "run": run, "cases": cases, "totals": totals(cases)}
 
 
+def completeness(run: dict, selected: int | None, finished: int, interrupted: str | None) -> dict:
+    """The run info with how far the run got: a report never looks complete when the run was not."""
+    complete = interrupted is None and selected is not None and finished >= selected
+    return {**run, "selected": selected, "finished": finished, "complete": complete, "interrupted": interrupted}
+
+
+def incomplete_line(run: dict) -> str | None:
+    """One line for the terminal when the run did not finish every selected case."""
+    if run.get("complete", True):
+        return None
+    of = f" of {run['selected']} selected" if run.get("selected") is not None else ""
+    why = f" ({run['interrupted']})" if run.get("interrupted") else ""
+    return f"INCOMPLETE RUN: {run.get('finished', 0)}{of} cases finished{why}; the totals cover only those"
+
+
 def write(path: Path, doc: dict) -> None:
+    """Validate and write atomically (a temporary file renamed into place): a reader never sees half a
+    report, and an old report is replaced whole."""
     jsonschema.validate(doc, json.loads(REPORT_SCHEMA.read_text(encoding="utf-8")))
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, target)
 
 
 def _fmt(x) -> str:
     return "-" if x is None else f"{x:.2f}"
 
 
-def summary_lines(cases: list[dict], width: int = 160) -> list[str]:
-    """One row per case, then totals per level and capability (PASS/denominator)."""
+def summary_lines(cases: list[dict], width: int | None = 160) -> list[str]:
+    """One row per case, then totals per level and capability (PASS/denominator).  ``width`` None (not a
+    terminal: a CI log, a pipe) prints every reason whole."""
     cases = sorted(cases, key=lambda c: c["id"])
     idw = min(48, max([len(c["id"]) for c in cases] + [4]))
     head = f"{'case':<{idw}} {'verdict':<11} {'windows':>8} {'P':>5} {'R':>5} {'t0':>7}  reason"
-    lines = [head, "-" * min(width, len(head) + 40)]
+    lines = [head, "-" * min(width or 200, len(head) + 40)]
     for c in cases:
         n = len(c["windows"])
         windows = f"{c['matched']}/{n}" if c.get("matched") is not None else "-"
@@ -95,7 +117,7 @@ def summary_lines(cases: list[dict], width: int = 160) -> list[str]:
         verdict = c["verdict"] + ("(vac)" if c.get("vacuous") else "") + ("*" if c.get("expected_verdict") else "")
         row = (f"{c['id'][:idw]:<{idw}} {verdict:<11} {windows:>8} {_fmt(c.get('mean_precision')):>5} "
                f"{_fmt(c.get('mean_recall')):>5} {str(t0):>7}  ")
-        lines.append(row + c["reason"][: max(20, width - len(row))])
+        lines.append(row + (c["reason"] if width is None else c["reason"][: max(20, width - len(row))]))
     t = totals(cases)
     lines.append("")
     lines.append("totals: " + ", ".join(f"{v} {n}" + (f" ({t['vacuous']} vacuous)" if v == "PASS" and t["vacuous"] else "")

@@ -11,12 +11,16 @@ tail of the engine's stderr; the next run starts a fresh process.  The command l
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
 import queue
 import shlex
+import signal
 import subprocess
 import threading
 import time
+import weakref
 from collections import deque
 from functools import lru_cache
 from pathlib import Path
@@ -83,12 +87,25 @@ def reports_from(message: dict) -> list[ObservedReport]:
     return [jsonl.parse_report(r) for r in message["reports"]]
 
 
+_LIVE: "weakref.WeakSet[EngineProcess]" = weakref.WeakSet()
+
+
+@atexit.register
+def _kill_all() -> None:
+    """No engine process outlives the kit: normal end, an error, Ctrl-C."""
+    for process in list(_LIVE):
+        process.kill()
+
+
 class EngineProcess:
-    """One running engine process: a stdout reader thread feeding a queue, a stderr ring buffer."""
+    """One running engine process: a stdout reader thread feeding a queue, a stderr ring buffer.
+
+    The engine runs in a process group of its own, so killing it kills whatever it started too."""
 
     def __init__(self, argv: list[str], cwd: str | None = None):
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, encoding="utf-8", bufsize=1, cwd=cwd)
+                                     text=True, encoding="utf-8", bufsize=1, cwd=cwd, start_new_session=True)
+        _LIVE.add(self)
         self.lines: queue.Queue = queue.Queue()
         self.stderr: deque[str] = deque(maxlen=200)
         self.read = 0
@@ -147,29 +164,48 @@ class EngineProcess:
             try:
                 message = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ProtocolError(f"stdout line {self.read} is not JSON ({exc.msg}): {line[:200]!r} — "
+                try:
+                    code = self.proc.wait(timeout=0.5)
+                except subprocess.TimeoutExpired:
+                    code = None
+                died = f"; then the engine exited with code {code}" if code is not None else ""
+                raise ProtocolError(f"stdout line {self.read} is not JSON ({exc.msg}): {line[:200]!r}{died} — "
                                     "stdout is for protocol messages only; log to stderr", self.tail()) from None
             if not isinstance(message, dict):
                 raise ProtocolError(f"stdout line {self.read} is JSON but not an object: {line[:200]!r}",
                                     self.tail())
             return message
 
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
+    def kill(self, grace: float = 0.5) -> None:
+        """Kill the engine's whole process group (it may have started children of its own): SIGTERM, so it
+        can clean up, then SIGKILL after ``grace`` seconds."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(self.proc.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                break
+            if sig == signal.SIGTERM:
+                try:
+                    self.proc.wait(timeout=grace)
+                except subprocess.TimeoutExpired:
+                    pass
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+        _LIVE.discard(self)
 
     def stop(self, grace: float = 5.0) -> int | None:
         """Ask the engine to stop; kill it after ``grace`` seconds.  Its exit code (None if killed)."""
         if self.proc.poll() is not None:
+            self.kill()  # the group may outlive its leader
             return self.proc.returncode
         try:
             self.send({"cmd": "stop"})
             self.proc.stdin.close()
-            return self.proc.wait(timeout=grace)
+            code = self.proc.wait(timeout=grace)
+            self.kill()
+            return code
         except (ProtocolError, OSError, subprocess.TimeoutExpired):
             self.kill()
             return None
@@ -200,11 +236,17 @@ class CommandEngine:
         except FileNotFoundError:
             raise ProtocolError(f"cannot start {self.argv[0]!r}: no such program (is it installed and on PATH?)") from None
         try:
-            process.send({"cmd": "start", "protocol": PROTOCOL})
-        except ProtocolError:
-            process.receive(2.0, "start answer")  # it exited at once: say what it printed, if anything
+            try:
+                process.send({"cmd": "start", "protocol": PROTOCOL})
+            except ProtocolError:
+                process.receive(2.0, "start answer")  # it exited at once: say what it printed, if anything
+                raise
+            hello = process.receive(self.start_timeout, "start answer")
+        except ProtocolError as exc:
+            process.kill()
+            if "within" in str(exc):
+                raise ProtocolError(f"{exc} (raise it with --engine-option start_timeout=SECONDS)", exc.stderr_tail) from None
             raise
-        hello = process.receive(self.start_timeout, "start answer")
         found = problems(hello, "started")
         if found:
             process.kill()

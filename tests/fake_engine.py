@@ -6,6 +6,7 @@ a profile), wrongseq.
 """
 
 import json
+import os
 import sys
 import time
 
@@ -40,6 +41,11 @@ for line in sys.stdin:
             send({"seq": msg["seq"], "unsupported": "no windows here"})
         elif mode == "error":
             send({"seq": msg["seq"], "error": "query did not parse"})
+        elif mode == "halfline":
+            sys.stdout.write('{"seq": 1, "repo')  # half a line, then death
+            sys.stdout.flush()
+            print("Segmentation fault", file=sys.stderr, flush=True)
+            os._exit(139)
         elif mode == "wrongseq":
             send({"seq": msg["seq"] + 1, "reports": []})
         else:

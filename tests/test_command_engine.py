@@ -55,6 +55,7 @@ def test_an_engine_that_reports_empty_windows_is_judged_not_errored():
     ("unsupported", "UNSUPPORTED", "no windows here"),
     ("error", "ERROR", "query did not parse"),
     ("wrongseq", "ERROR", "seq 2"),
+    ("halfline", "ERROR", "stdout line 2 is not JSON (Unterminated string starting at): '{\"seq\": 1, \"repo'; then the engine exited with code 139"),
 ])
 def test_broken_engines_are_errors_with_their_stderr(mode, verdict, words):
     engine = fake(mode)

@@ -17,9 +17,13 @@ const path = require("node:path");
 
 const fs = require("node:fs");
 const os = require("node:os");
-// rsp-js's logger appends to ./logs/*.log: give it a private working folder
-process.chdir(fs.mkdtempSync(path.join(os.tmpdir(), "rspconf-rspjs-")));
+// rsp-js's logger appends to ./logs/*.log: give it a private working folder, removed when the driver exits
+const workdir = fs.mkdtempSync(path.join(os.tmpdir(), "rspconf-rspjs-"));
+process.chdir(workdir);
 fs.mkdirSync("logs");
+const cleanUp = () => { try { process.chdir(os.tmpdir()); fs.rmSync(workdir, { recursive: true, force: true }); } catch (_) { /* gone */ } };
+process.on("exit", cleanUp);
+for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(sig, () => process.exit(0));
 for (const level of ["log", "info", "debug", "warn"]) console[level] = (...args) => console.error(...args);
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 
