@@ -184,6 +184,16 @@ def _one(data: dict, index: int, params: dict, path: Path) -> Case:
         raise CaseFileError(f"{where}: query.window: {exc}") from exc
     suffix = "[" + ",".join(f"{n}={_show(params[n])}" for n in params) + "]" if params else ""
     r2r = _prefix_block(prefixes) + query["r2r"]
+    problem = query_problem(r2r)
+    if problem:
+        text_line, col, message = problem
+        within = text_line - len(prefixes)  # the family's PREFIX lines come first
+        line, block = _field_line(path, ["cases", index, "query", "r2r"])
+        # a block scalar (r2r: |) starts on the line after its indicator; a quoted one on the same line
+        at = f"{path}:{line + within - (0 if block else 1) if line and within > 0 else line or '?'}"
+        raise CaseFileError(f"{at}: field cases[{index}].query.r2r ({base_id}{suffix}): not SPARQL 1.1: {message} "
+                            f"(line {max(within, 1)}, column {col} of the query); fix the query — the corpus, not "
+                            "an engine, is wrong here")
     return Case(
         id=base_id + suffix, base_id=base_id, family=family, title=raw["title"],
         spec=tuple(raw["spec"]), level=raw["level"], capabilities=tuple(raw["capabilities"]),
@@ -234,6 +244,37 @@ def variant(case: Case, params: dict | None = None, window: dict | None = None, 
         inner = [out.id[len(out.base_id) + 1:-1]] if out.id != out.base_id else []
         out = replace(out, id=f"{out.base_id}[{','.join(inner + extra)}]")
     return case if out.id == case.id else replace(out, variant_of=case.id)
+
+
+@functools.lru_cache(maxsize=1024)
+def query_problem(r2r: str) -> tuple[int, int, str] | None:
+    """(line, column, message) if rdflib cannot parse the R2R query, else None (cached per text)."""
+    from rdflib.plugins.sparql import prepareQuery
+
+    try:
+        prepareQuery(r2r)
+    except Exception as exc:  # pyparsing's ParseException and friends
+        message = str(getattr(exc, "msg", None) or exc).split("  (at char")[0]
+        return getattr(exc, "lineno", 1) or 1, getattr(exc, "col", 1) or 1, message
+    return None
+
+
+def _field_line(path: Path, at: list) -> tuple[int | None, bool]:
+    """The line of a field in a case file, and whether it is a block scalar (read again only to report
+    an error)."""
+    try:
+        node = yaml.compose(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None, False
+    line = _line_of(node, at)
+    for part in at:
+        if isinstance(node, yaml.MappingNode):
+            node = next((v for k, v in node.value if k.value == part), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+        if node is None:
+            break
+    return line, isinstance(node, yaml.ScalarNode) and node.style in ("|", ">")
 
 
 def _with_prefixes(stream: dict, prefixes: dict) -> dict:

@@ -138,8 +138,30 @@ def graph_name(model: str, key: str) -> URIRef:
     return URIRef(f"urn:rspconf:{model}:{key}")
 
 
+class GeneratorError(ValueError):
+    """A generator argument that cannot make a stream; the message names it and what to give."""
+
+
+def check(model: str, **params) -> None:
+    """Refuse, before anything is written, arguments no stream can be made of (0 stations would loop
+    forever looking for the next observation; a 0 s interval too)."""
+    units = "stations" if model == "yabench" else "sensors"
+    count = params.get("stations", params.get("sensors"))
+    if count is not None and (not isinstance(count, int) or count < 1):
+        raise GeneratorError(f"--{units} {count}: give at least 1")
+    interval = params.get("interval")
+    if interval is not None and interval <= 0:
+        raise GeneratorError(f"--interval {interval} ms: give a positive duration like 1s or 500ms")
+    duration = params.get("duration")
+    if duration is not None and duration < 0:
+        raise GeneratorError(f"--duration {duration} ms: give a duration of 0 or more, like 30s")
+
+
 def generate(model: str, **params) -> Iterator[tuple[int, URIRef, tuple]]:
     """(timestamp, graph name, triples) for each observation of a generator model."""
+    if model not in ("yabench", "waves"):
+        raise GeneratorError(f"unknown generator {model!r}: use yabench or waves")
+    check(model, **params)
     if model == "yabench":
         spec = YABenchSpec(**params)
         for station, t, value in yabench_observations(spec):

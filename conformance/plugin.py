@@ -45,8 +45,18 @@ class Session:
         self.options = adapters.parse_options(config.getoption("engine_option"))
         self.results: dict[str, dict] = {}
         self._known: dict | None = None
+        self._corpus: list | None = None
         self.selected: int | None = None      # cases the run selected
         self.interrupted: str | None = None   # why it ended early, if it did
+
+    def corpus(self) -> list:
+        """The cases, read once per process; a broken case file is a usage error naming file and line."""
+        if self._corpus is None:
+            try:
+                self._corpus = load_corpus(_corpus_root(self.config))
+            except CaseFileError as exc:
+                raise pytest.UsageError(f"invalid case file: {exc}") from None
+        return self._corpus
 
     def known(self) -> dict:
         """The engine's expectations file, read once per process."""
@@ -75,6 +85,10 @@ class Session:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "rspconf_case: a conformance case")
+    report_path = config.getoption("--report", None)
+    if report_path and not hasattr(config, "workerinput"):
+        # a run that finishes nothing (a usage error below, say) must not leave an older report for CI to read
+        Path(report_path).unlink(missing_ok=True)
     given = config.getoption("data_root", None)
     if given:
         if not Path(given).is_dir():
@@ -84,14 +98,12 @@ def pytest_configure(config):
         datapaths.set_data_root(given)
     config._rspconf = Session(config)
     _ACTIVE.append(config._rspconf)
-    if any(str(a).startswith("conformance") or "test_corpus" in str(a) for a in config.args):
-        # the engine is built (cheaply: Spark starts its session on first use) before collection, so a bad
-        # --engine is one clean usage error (exit 4), not a collection error under pytest's internals
+    if any("conformance" in Path(str(a).split("::")[0]).parts for a in config.args):
+        # the corpus is read and the engine built (cheaply: Spark starts its session on first use) before
+        # collection, so a bad case file or --engine is one clean usage error (exit 4), not a collection
+        # error under pytest's internals
+        config._rspconf.corpus()
         config._rspconf.engine()
-    report_path = config.getoption("--report", None)
-    if report_path and not hasattr(config, "workerinput"):
-        # a run that finishes nothing must not leave an older report behind for CI to read
-        Path(report_path).unlink(missing_ok=True)
 
 
 def pytest_collection_finish(session):
@@ -124,10 +136,7 @@ def pytest_generate_tests(metafunc):
         return
     config = metafunc.config
     session: Session = config._rspconf
-    try:
-        cases = load_corpus(_corpus_root(config))
-    except CaseFileError as exc:
-        raise pytest.UsageError(f"invalid case file: {exc}") from None
+    cases = session.corpus()
     if config.getoption("--smoke"):
         cases = [c for c in cases if c.smoke]
     known = session.known()

@@ -1,0 +1,167 @@
+"""Bad input and interruptions, as a user meets them: each mistake gets one clear message (asserted
+word for word), the exit code says what happened, nothing hangs, no engine process is left behind, and
+a report never looks complete when the run was not."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def pytest_run(*args, timeout=120):
+    """The kit's pytest run as a user starts it (a fresh process, from the project folder)."""
+    return subprocess.run([sys.executable, "-m", "pytest", "conformance/", "-q", "-p", "no:randomly", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=ENV)
+
+
+def last_line(text: str) -> str:
+    return [line for line in text.splitlines() if line.strip()][-1]
+
+
+# -- generators -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv, message", [
+    (["yabench", "--stations", "0"], "error: rspconf generate yabench: --stations 0: give at least 1"),
+    (["yabench", "--stations", "-5"], "error: rspconf generate yabench: --stations -5: give at least 1"),
+    (["waves", "--sensors", "-5"], "error: rspconf generate waves: --sensors -5: give at least 1"),
+    (["yabench", "--interval", "0s"], "error: rspconf generate yabench: --interval 0 ms: give a positive duration "
+                                      "like 1s or 500ms"),
+    (["yabench", "--interval", "abc"], "error: rspconf generate: 'abc' is not a duration; write a positive duration "
+                                       "like 5s, 500ms, 1m or PT5S (or an integer number of milliseconds)"),
+])
+def test_a_bad_generator_argument_is_refused_and_the_output_file_kept(tmp_path, capsys, argv, message):
+    out = tmp_path / "stream.nq"
+    out.write_text("what was here before\n")
+    assert cli.main(["generate", *argv, "--output", str(out)]) == 2
+    assert capsys.readouterr().err.strip() == message
+    assert out.read_text() == "what was here before\n"
+
+
+# -- usage errors of the pytest plugin --------------------------------------------------------------
+
+@pytest.mark.parametrize("args, message", [
+    (["--engine", "nosuch"], "ERROR: --engine nosuch: unknown engine. Give a registered name ("),
+    (["--engine", "cmd:false"], "ERROR: --engine cmd:false: cannot start it: the engine closed its stdout (exit code "
+                                "1) instead of sending a start answer message"),
+    (["--engine", "cmd:cat"], "ERROR: --engine cmd:cat: cannot start it: the start answer breaks the protocol: "
+                              "(message): 'engine' is a required property"),
+    (["--data-root", "/nonexistent"], "ERROR: --data-root /nonexistent: no such folder. Give the folder that holds "
+                                      "the third-party data"),
+])
+def test_usage_errors_are_one_line_and_exit_4(args, message):
+    run = pytest_run("-n", "2", *args)
+    assert run.returncode == 4
+    assert last_line(run.stderr).startswith(message), run.stderr
+    assert "Traceback" not in run.stderr + run.stdout and "pluggy" not in run.stderr + run.stdout
+    if args[1] == "nosuch":
+        assert all(form in run.stderr for form in ("'cmd:<command line>'", "'replay:<manifest.yaml>'",
+                                                   "'path/to/file.py:Class'"))
+
+
+def test_a_hanging_engine_start_is_bounded_by_the_case_timeout_and_leaves_no_process():
+    marker = "1234.5"  # a sleep nobody else runs
+    run = pytest_run("--engine", f"cmd:sleep {marker}", "--case-timeout", "2", "-k", "edges.border")
+    assert run.returncode == 4
+    assert last_line(run.stderr) == (f"ERROR: --engine cmd:sleep {marker}: cannot start it: no start answer message "
+                                     "within 2 s (raise it with --engine-option start_timeout=SECONDS)")
+    time.sleep(0.5)
+    left = [p for p in Path("/proc").iterdir() if p.name.isdigit()
+            and marker in (p / "cmdline").read_bytes().decode(errors="replace") if (p / "cmdline").exists()]
+    assert left == []
+
+
+def test_a_query_that_is_not_sparql_is_the_corpus_s_mistake_with_file_and_line(tmp_path):
+    text = (ROOT / "cases" / "bags.yaml").read_text()
+    broken = text.replace('r2r: "SELECT ?s WHERE { ?s ex:p ?o }"', 'r2r: "SELECT ?s WHERE { ?s ex:p ?o FILTER(?o > ) }"', 1)
+    (tmp_path / "bags.yaml").write_text(broken)
+    line = broken.splitlines().index('      r2r: "SELECT ?s WHERE { ?s ex:p ?o FILTER(?o > ) }"') + 1
+    run = pytest_run("--cases", str(tmp_path))
+    assert run.returncode == 4
+    assert last_line(run.stderr) == (
+        f"ERROR: invalid case file: {tmp_path / 'bags.yaml'}:{line}: field cases[0].query.r2r (bags.projection): not "
+        "SPARQL 1.1: Expected SelectQuery (line 1, column 30 of the query); fix the query — the corpus, not an "
+        "engine, is wrong here")
+
+
+@pytest.mark.parametrize("value", ["abc", "-1s", "0"])
+def test_a_window_that_is_no_duration_says_what_to_write(tmp_path, value):
+    from conformance.cases import CaseFileError, read_family
+    text = (ROOT / "cases" / "bags.yaml").read_text().replace("window: {range: 10ms", f"window: {{range: {value}", 1)
+    (tmp_path / "bags.yaml").write_text(text)
+    with pytest.raises(CaseFileError) as err:
+        read_family(tmp_path / "bags.yaml")
+    shown = repr(int(value)) if value.isdigit() else repr(value)
+    assert str(err.value).endswith(f": field cases[0].query.window.range: {shown} is not a duration; write a positive "
+                                   "duration like 5s, 500ms, 1m or PT5S (or an integer number of milliseconds)")
+
+
+def test_lint_reports_every_problem_of_every_case_and_counts_them(tmp_path, capsys):
+    bags = (ROOT / "cases" / "bags.yaml").read_text()
+    (tmp_path / "bags.yaml").write_text(
+        bags.replace('{t: 3, turtle: "ex:b ex:p ex:x ."}', '{t: 0, turtle: "ex:b ex:p ex:x ."}', 1)
+            .replace('"ex:a ex:p ex:x . ex:a ex:q ex:x ."', '"ex:a ex:p ex:x  ex:a ."', 1))
+    (tmp_path / "r2s.yaml").write_text((ROOT / "cases" / "r2s.yaml").read_text().replace(
+        'r2r: "SELECT ?s WHERE { ?s ex:p ?o }"', 'r2r: "SELECT ?s WHERE { ?s ex:p ?o FILTER(?o > ) }"', 1))
+    assert cli.main(["lint", "--cases", str(tmp_path)]) == 1
+    out = capsys.readouterr()
+    errors = [line for line in out.err.splitlines() if line.startswith("error: ")]
+    assert [e.split(":")[1].strip() for e in errors][1:] == ["bags.projection", "bags.union"]
+    assert "r2s.yaml" in errors[0] and "not SPARQL 1.1" in errors[0]
+    assert "timestamp 0 is earlier than the previous element's 1" in errors[1]
+    assert "not valid Turtle" in errors[2]
+    # the broken family is one problem; the two good cases of the other are still checked
+    assert out.out.splitlines()[-1] == "4 cases in 2 files, 2 checked, 0 skipped (missing data or large), 3 problems"
+    assert "Traceback" not in out.err
+
+
+# -- reports that must not lie ----------------------------------------------------------------------
+
+SLOW_ADAPTER = '''
+import os, signal
+from engines.reference import ReferenceEngine
+
+class Interrupted(ReferenceEngine):
+    calls = 0
+    def run(self, request):
+        type(self).calls += 1
+        if type(self).calls == 3:   # the user presses Ctrl-C during the third case
+            os.kill(os.getpid(), signal.SIGINT)
+        return super().run(request)
+'''
+
+
+def test_an_interrupted_run_writes_a_report_that_says_it_is_incomplete(tmp_path):
+    (tmp_path / "adapter.py").write_text(SLOW_ADAPTER)
+    report = tmp_path / "report.json"
+    run = pytest_run("--engine", f"{tmp_path / 'adapter.py'}:Interrupted", "-k", "edges", "--report", str(report))
+    assert run.returncode == 2  # pytest's 'interrupted'
+    doc = json.loads(report.read_text())
+    assert doc["run"]["complete"] is False and doc["run"]["interrupted"] == "interrupted (Ctrl-C)"
+    assert doc["run"]["finished"] == len(doc["cases"]) < doc["run"]["selected"] == 21
+    assert "INCOMPLETE RUN: " in run.stdout and " of 21 selected cases finished (interrupted (Ctrl-C))" in run.stdout
+
+
+def test_a_run_that_finishes_nothing_leaves_no_stale_report(tmp_path):
+    report = tmp_path / "report.json"
+    report.write_text('{"stale": true}')
+    for mistake in (["--engine", "nosuch"], ["--data-root", "/nonexistent"]):
+        report.write_text('{"stale": true}')
+        run = pytest_run(*mistake, "--report", str(report))
+        assert run.returncode == 4 and not report.exists()
+    run = pytest_run("-k", "no-case-has-this-id", "--report", str(report))  # selects nothing: a report of nothing
+    assert json.loads(report.read_text())["run"]["finished"] == 0
+
+
+def test_without_a_terminal_the_summary_prints_every_reason_whole():
+    run = pytest_run("--engine", "testing-null", "-k", "edges.border")
+    row = next(line for line in run.stdout.splitlines() if line.startswith("edges.border "))
+    assert row.endswith("and the engine has no report for it")  # the whole reason, past any terminal width
