@@ -188,6 +188,13 @@ def spark_run(args) -> int:
 
     path = Path(args.stream)
     fmt = args.format or streams.guess_format(path)
+    if not Path(args.query).is_file():
+        print(f"error: --query {args.query}: no such file; give the file holding the query", file=sys.stderr)
+        return 2
+    if not path.exists():
+        print(f"error: --stream {args.stream}: no such file or folder; give an N-Quads, TriG or YABench file, or "
+              "a CSRBench folder", file=sys.stderr)
+        return 2
     text = Path(args.query).read_text(encoding="utf-8")
     try:
         continuous = parse_continuous(text)  # RSP-QL or C-SPARQL text carries its own window and R2S
@@ -195,17 +202,45 @@ def spark_run(args) -> int:
         print(f"error: {args.query}: {exc}", file=sys.stderr)
         return 2
     query = continuous.r2r
+    from conformance.cases import query_problem
+
+    problem = query_problem(query)
+    if problem:
+        line, col, message = problem
+        print(f"error: {args.query}: not SPARQL 1.1: {message} (line {line}, column {col} of the query)",
+              file=sys.stderr)
+        return 2
     if args.range and args.slide:
-        window = WindowSpec(parse_duration(args.range), parse_duration(args.slide))
+        try:
+            window = WindowSpec(parse_duration(args.range), parse_duration(args.slide))
+        except ValueError as exc:
+            print(f"error: --range/--slide: {exc}", file=sys.stderr)
+            return 2
     elif continuous.window is not None:
         window = continuous.window
     else:
         print("error: give --range and --slide, or a C-SPARQL/RSP-QL query with a window", file=sys.stderr)
         return 2
     r2s = args.r2s or continuous.r2s
+    import logging
+
+    logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)  # PySpark logs the JVM's stack trace
     engine = SparkEngine(mode=args.mode, master=args.master, t0=args.t0)
+    from engines.spark.session import session
+
+    session(args.master).sparkContext.setLogLevel("OFF")  # errors are said once, below, with file and line
     try:
         if fmt in ("yabench", "nquads") and args.mode == "replay":
+            bad = engine.rejected_lines(str(path))
+            if bad:
+                first = _first_bad_line(path, fmt)
+                if not args.skip_bad_lines:
+                    print(f"error: {path}: {bad} line{'s' if bad != 1 else ''} {'are' if bad != 1 else 'is'} not "
+                          f"{fmt} statements; first: {first}. Fix them, or pass --skip-bad-lines to leave them out",
+                          file=sys.stderr)
+                    return 2
+                print(f"warning: {path}: left out {bad} line{'s' if bad != 1 else ''} that {'are' if bad != 1 else 'is'} "
+                      f"not {fmt} statements; first: {first}", file=sys.stderr)
             try:
                 reports = engine.run_file(str(path), fmt, query, window, r2s)  # parsed by Spark
             except Exception as exc:  # Spark names neither the file nor the line it could not read
@@ -225,6 +260,19 @@ def spark_run(args) -> int:
         print(f"error: unsupported: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _first_bad_line(path: Path, fmt: str) -> str:
+    """The first line the kit's own reader rejects, as 'file:line: why' (or the file, for a folder)."""
+    from conformance import streams
+
+    try:
+        streams.READERS[fmt](path)
+    except streams.StreamInputError as bad:
+        return str(bad)
+    except (OSError, ValueError):
+        pass
+    return str(path)
 
 
 def _unreadable_stream(path: Path, fmt: str, exc: Exception) -> int:
@@ -304,6 +352,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mode", choices=["replay", "streaming"], default="replay")
     p.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
     p.add_argument("--stream-iri", default="http://example.org/stream")
+    p.add_argument("--skip-bad-lines", action="store_true",
+                   help="leave out stream lines that are not statements (with a warning), instead of stopping")
     p.set_defaults(func=spark_run)
 
     p = sub.add_parser("check-adapter", help="exercise an adapter on the smoke subset; say what it gets wrong")

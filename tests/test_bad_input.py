@@ -165,3 +165,22 @@ def test_without_a_terminal_the_summary_prints_every_reason_whole():
     run = pytest_run("--engine", "testing-null", "-k", "edges.border")
     row = next(line for line in run.stdout.splitlines() if line.startswith("edges.border "))
     assert row.endswith("and the engine has no report for it")  # the whole reason, past any terminal width
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"--query": "none.rq"}, "error: --query {tmp}/none.rq: no such file; give the file holding the query"),
+    ({"--stream": "none.nq"}, "error: --stream {tmp}/none.nq: no such file or folder; give an N-Quads, TriG or "
+                              "YABench file, or a CSRBench folder"),
+    ({"--range": "abc"}, "error: --range/--slide: 'abc' is not a duration; write a positive duration like 5s, 500ms, "
+                         "1m or PT5S (or an integer number of milliseconds)"),
+    ({"--query": "bad.rq"}, "error: {tmp}/bad.rq: not SPARQL 1.1: Expected SelectQuery (line 1, column 38 of the "
+                            "query)"),
+])
+def test_spark_run_says_what_is_wrong_before_starting_spark(tmp_path, capsys, change, message):
+    (tmp_path / "q.rq").write_text("SELECT ?s WHERE { ?s <http://x/p> ?o }")
+    (tmp_path / "bad.rq").write_text("SELECT ?s WHERE { ?s <http://x/p> ?o FILTER( }")
+    (tmp_path / "s.nq").write_text("")
+    args = {"--query": "q.rq", "--stream": "s.nq", "--range": "1s", "--slide": "1s", **change}
+    argv = ["spark", "run"] + [x for k, v in args.items() for x in (k, str(tmp_path / v) if k in ("--query", "--stream") else v)]
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err.strip() == message.format(tmp=tmp_path)

@@ -288,6 +288,29 @@ def test_spark_run_names_the_line_spark_cannot_read(tmp_path, capsys):
     assert f"{stream}:2:" in err, err
 
 
+def test_spark_run_stops_at_a_line_that_is_no_statement_unless_told_to_skip_it(tmp_path, capsys):
+    """Spark's reader drops lines it cannot parse; the command counts them first and names the first."""
+    from conformance import cli
+
+    stream = tmp_path / "s.nq"
+    stream.write_text('<http://x/a> <http://x/p> <http://x/o> <http://x/g> .\n'
+                      '<http://x/g> <https://w3id.org/rspconf#time> "5" .\n'
+                      'this is not a quad\n', encoding="utf-8")
+    query = tmp_path / "q.rq"
+    query.write_text("SELECT ?s WHERE { ?s <http://x/p> ?o }")
+    args = ["spark", "run", "--query", str(query), "--stream", str(stream), "--range", "1s", "--slide", "1s"]
+    capsys.readouterr()
+    assert cli.main(args) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: {stream}: 1 line is not nquads statements; first: {stream}:3: expected a subject (an <IRI>, "
+        "_:blank or \"literal\") at column 1, found 'this is not a quad'. Fix them, or pass --skip-bad-lines to "
+        "leave them out")
+    assert cli.main(args + ["--skip-bad-lines"]) == 0
+    out = capsys.readouterr()
+    assert out.err.startswith(f"warning: {stream}: left out 1 line that is not nquads statements; first: {stream}:3")
+    assert '"value": "http://x/a"' in out.out
+
+
 def test_replay_file_answers_windows_the_query_cannot_see_and_flushes_to_the_last_triple(tmp_path):
     """Counts worked out by hand, 5 s tumbling windows from t0 = 0: a window held only by triples no
     pattern can match (predicate q), an empty one, a held one whose triple the FILTER drops, and a last

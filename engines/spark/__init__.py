@@ -100,6 +100,13 @@ class SparkEngine:
         if spark_session._SESSION is not None:
             spark_session._SESSION.sparkContext.cancelAllJobs()
 
+    def rejected_lines(self, path: str) -> int:
+        """Statement lines of a stream file Spark's reader cannot read (it would drop them)."""
+        from engines.spark.ingest import rejected
+        from engines.spark.session import session
+
+        return rejected(session(self.master), path)
+
     def run_file(self, path: str, fmt: str, r2r: str, window, r2s: str) -> list[ObservedReport]:
         """Replay a stream file that Spark reads itself (``yabench`` lines or ``nquads``)."""
         from engines.spark.replay import replay_file

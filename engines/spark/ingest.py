@@ -86,3 +86,10 @@ def read(spark, path: str, fmt: str) -> DataFrame:
         quads = statements.where(F.col("g") != "")
         return quads.join(times, on="g").select("s", "p", "o", "t")
     raise ValueError(f"the Spark reader takes yabench or nquads files, not {fmt}")
+
+
+def rejected(spark, path: str) -> int:
+    """How many lines of a stream file are statements the reader cannot read (not blank, not a comment,
+    no triple): :func:`read` drops them, so a caller that must not lose data counts them first."""
+    lines = spark.read.text(path).where("trim(value) != '' AND NOT startswith(ltrim(value), '#')")
+    return terms(lines).where("s = ''").count()
