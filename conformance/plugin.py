@@ -46,8 +46,16 @@ class Session:
         self.results: dict[str, dict] = {}
         self._known: dict | None = None
         self._corpus: list | None = None
+        self.released = False
         self.selected: int | None = None      # cases the run selected
         self.interrupted: str | None = None   # why it ended early, if it did
+
+    def release(self) -> None:
+        """Close the adapter but keep its info (what an xdist controller needs for the report)."""
+        if self.adapter is not None and hasattr(self.adapter, "close"):
+            self.adapter.close()
+        self.adapter = None
+        self.released = True
 
     def corpus(self) -> list:
         """The cases, read once per process; a broken case file is a usage error naming file and line."""
@@ -69,6 +77,8 @@ class Session:
         return self._known
 
     def engine(self):
+        if self.adapter is None and self.released:
+            return None, self.info
         if self.adapter is None:
             try:
                 self.adapter = adapters.load(self.config.getoption("--engine"), self.options,
@@ -104,6 +114,33 @@ def pytest_configure(config):
         # error under pytest's internals
         config._rspconf.corpus()
         config._rspconf.engine()
+        if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+            config._rspconf.release()  # the -n controller runs no case: it keeps the engine's info, not its process
+    if hasattr(config, "workerinput"):
+        _watch_parent()
+
+
+def _watch_parent(every: float = 0.5) -> None:
+    """An xdist worker whose controller was killed (SIGKILL: no clean-up of its own) is reparented;
+    it then kills its engine processes (their process groups) and exits at once instead of finishing
+    its case first — so no engine process or Spark JVM outlives the run for long."""
+    import os
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch():
+        while True:
+            time.sleep(every)
+            if os.getppid() != parent:
+                try:
+                    from engines.command import _kill_all
+                    _kill_all()
+                finally:
+                    os._exit(3)
+
+    threading.Thread(target=watch, daemon=True, name="rspconf-parent-watch").start()
 
 
 def pytest_collection_finish(session):

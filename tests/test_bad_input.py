@@ -184,3 +184,43 @@ def test_spark_run_says_what_is_wrong_before_starting_spark(tmp_path, capsys, ch
     argv = ["spark", "run"] + [x for k, v in args.items() for x in (k, str(tmp_path / v) if k in ("--query", "--stream") else v)]
     assert cli.main(argv) == 2
     assert capsys.readouterr().err.strip() == message.format(tmp=tmp_path)
+
+
+def _processes_with(marker: str) -> list[int]:
+    out = []
+    for p in Path("/proc").iterdir():
+        try:
+            if p.name.isdigit() and marker in (p / "cmdline").read_bytes().decode(errors="replace").split("\0"):
+                out.append(int(p.name))
+        except OSError:
+            continue
+    return out
+
+
+def test_killing_the_controller_leaves_no_engine_process():
+    """SIGKILL of pytest -n 2 runs no clean-up of the controller's: each worker sees it is orphaned and
+    kills its engine's process group. The engine here ignores a closed stdin, so only that saves it."""
+    import signal
+
+    marker = f"rspconf-orphan-test-{os.getpid()}"
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", "conformance/", "-q", "-n", "2", "-p", "no:randomly",
+                             "--engine", f"cmd:{sys.executable} tests/stubborn_engine.py {marker}", "-k", "edges",
+                             "--case-timeout", "60"], cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_processes_with(marker)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        engines = _processes_with(marker)
+        assert len(engines) >= 2, "the workers' engines did not start"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while _processes_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _processes_with(marker) == []
+    finally:
+        for pid in _processes_with(marker):
+            os.kill(pid, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
