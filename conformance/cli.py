@@ -369,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-root", default=None, help="the folder holding csrbench/ (default: as for pytest)")
     p.add_argument("--json", action="store_true", help="print the cells as JSON")
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("-v", "--verbose", action="store_true", help="a progress line per cell judged, also when not a terminal")
     p.set_defaults(func=reproduce)
 
     p = sub.add_parser("engines", help="list the engines --engine accepts")

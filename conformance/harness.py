@@ -153,8 +153,10 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
 
 
 def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data_root: Path | None = None,
-             gracious: bool = True) -> CaseResult:
+             gracious: bool = True, progress=None) -> CaseResult:
+    """Run one case and judge it; ``progress(step)`` (optional) hears each step as it begins."""
     started = time.monotonic()
+    say = progress or (lambda step: None)
     result = CaseResult(case.id, info.name, "ERROR", "", case.level, list(case.capabilities),
                         variant_of=getattr(case, "variant_of", None))
     recorded = list(getattr(adapter, "notes_for", lambda _: [])(case.id))
@@ -170,6 +172,7 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     lacking = sorted(set(case.capabilities) - set(info.capabilities))
     if lacking:
         return done("UNSUPPORTED", f"engine lacks capability {', '.join(lacking)}")
+    say(f"{case.id}: loading the stream")
     try:
         stream = case.load_stream(data_root)
     except DataMissing as exc:
@@ -182,6 +185,7 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
         return done("UNSUPPORTED", str(exc))
     except ValueError as exc:
         return done("ERROR", f"harness: cannot render the query for dialect {info.dialect}: {exc}", str(exc))
+    say(f"{case.id}: engine running")
     try:
         reports = call_with_timeout(lambda: adapter.run(request), max(0.1, timeout - (time.monotonic() - started)),
                                     getattr(adapter, "cancel", None))
@@ -196,6 +200,7 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
                     (trace + ("\n--- engine stderr (tail) ---\n" + tail if tail else ""))[-8000:])
     if not isinstance(reports, list):
         return done("ERROR", f"engine returned {type(reports).__name__}, not a list of reports")
+    say(f"{case.id}: oracle judging")
     try:
         verdict = judge(case, info, stream, reports, gracious, deadline=started + timeout)
     except JudgeTimeout as exc:

@@ -16,6 +16,7 @@ import pytest
 from conformance import adapters, datapaths, expectations, report
 from conformance.cases import CaseFileError, load_corpus, variant
 from conformance.harness import run_case
+from conformance.progress import Progress
 
 KEY = "rspconf"
 
@@ -46,9 +47,34 @@ class Session:
         self.results: dict[str, dict] = {}
         self._known: dict | None = None
         self._corpus: list | None = None
+        self._progress = None
         self.released = False
         self.selected: int | None = None      # cases the run selected
         self.interrupted: str | None = None   # why it ended early, if it did
+
+    def progress(self):
+        """A progress display for this process's cases (None in an xdist worker: its output goes nowhere)."""
+        if hasattr(self.config, "workerinput"):
+            return None
+        if self._progress is None:
+            tw = self.config.get_terminal_writer()
+            tty = None
+            if tw.hasmarkup:
+                try:  # the status line goes to the terminal itself: pytest captures a test's stdout and stderr
+                    tty = open("/dev/tty", "w", encoding="utf-8")
+                except OSError:
+                    tty = None
+
+            def write(text: str) -> None:
+                if tty is not None:
+                    tty.write(text)
+                    tty.flush()
+                else:
+                    tw.write(text, flush=True)
+
+            self._progress = Progress(write, terminal=tty is not None, verbose=self.config.getoption("verbose") > 0,
+                                      width=max(20, tw.fullwidth // 2))
+        return self._progress
 
     def release(self) -> None:
         """Close the adapter but keep its info (what an xdist controller needs for the report)."""
@@ -217,8 +243,13 @@ def rspconf_outcome(request, rspconf_case):
     config = request.config
     session: Session = config._rspconf
     adapter, info = session.engine()
-    result = run_case(rspconf_case, adapter, info, timeout=config.getoption("case_timeout"),
-                      gracious=not config.getoption("no_gracious"))
+    progress = session.progress()
+    try:
+        result = run_case(rspconf_case, adapter, info, timeout=config.getoption("case_timeout"),
+                          gracious=not config.getoption("no_gracious"), progress=progress.step if progress else None)
+    finally:
+        if progress is not None:
+            progress.done()
     data = result.to_json()
     known = expectations.lookup(session.known(), rspconf_case)
     data["expected_verdict"] = known["verdict"] if known else None

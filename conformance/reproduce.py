@@ -72,14 +72,20 @@ def _partial_windows_probe(case, engine) -> dict:
     return {"verdict": verdict.verdict, "t0": best.t0, "exact": best.matched, "reports": len(best.windows)}
 
 
-def run(data_root: str | None = None, workers: int = 2) -> list[dict]:
+def run(data_root: str | None = None, workers: int = 2, progress=None) -> list[dict]:
+    """Every cell of the table; ``progress(done, total, cell)`` is called as each one is judged."""
     root = data_root or (str(datapaths.data_root()) if datapaths.data_root() else None)
     if root is None or not (Path(root) / "csrbench" / "answers-2013").is_dir():
         raise FileNotFoundError("the CSRBench recordings are not under the data root: pass --data-root DIR "
                                 f"(the folder holding csrbench/answers-2013) or set {datapaths.ENV}")
     jobs = [(key, q, root) for _, key in ENGINES for q in QUERIES]
+    cells = []
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_cell, jobs))
+        for cell in pool.map(_cell, jobs):
+            cells.append(cell)
+            if progress is not None:
+                progress(len(cells), len(jobs), cell)
+    return cells
 
 
 def _t0_text(cell: dict) -> str:
@@ -125,11 +131,24 @@ def render(cells: list[dict]) -> str:
 
 
 def main(args) -> int:
+    import sys
+
+    from conformance.progress import Progress
+
+    def write(text: str) -> None:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+
+    progress = Progress(write, terminal=sys.stderr.isatty(), verbose=getattr(args, "verbose", False), every=0)
+    progress.step(f"rspconf reproduce: judging {len(ENGINES) * len(QUERIES)} cells")
     try:
-        cells = run(args.data_root, args.workers)
+        cells = run(args.data_root, args.workers, progress=lambda done, total, cell: progress.step(
+            f"rspconf reproduce: {done}/{total} cells judged (last: {cell['engine']} {cell['query']} {cell['verdict']})"))
     except FileNotFoundError as exc:
+        progress.close()
         print(f"rspconf reproduce: {exc}")
         return 2
+    progress.close()
     if args.json:
         print(json.dumps(cells, indent=1, sort_keys=True))
     else:

@@ -224,3 +224,21 @@ def test_killing_the_controller_leaves_no_engine_process():
             os.kill(pid, signal.SIGKILL)
         if proc.poll() is None:
             proc.kill()
+
+
+def test_progress_is_a_status_line_on_a_terminal_and_quiet_in_a_log_unless_verbose():
+    from conformance.progress import CLEAR_TO_END, RESTORE, SAVE, Progress
+    out = []
+    terminal = Progress(out.append, terminal=True)
+    terminal.step("edges.border: engine running")
+    terminal.done()
+    terminal.close()
+    assert out == [f"{SAVE} edges.border: engine running{CLEAR_TO_END}{RESTORE}", CLEAR_TO_END]
+    quiet, log = [], []
+    Progress(quiet.append, terminal=False).step("edges.border: engine running")
+    verbose = Progress(log.append, terminal=False, verbose=True, every=0.05)
+    verbose.step("weather.filter-load: oracle judging")
+    time.sleep(1.3)  # the ticker says it once a second, as the step goes on
+    verbose.close()
+    assert quiet == [] and log and all(line.startswith("rspconf: weather.filter-load: oracle judging")
+                                       and line.endswith("\n") for line in log)
