@@ -34,6 +34,9 @@ def pytest_addoption(parser):
     group.addoption("--case-timeout", type=float, default=300.0, help="seconds per engine call (default 300)")
     group.addoption("--smoke", action="store_true", help="run only the smoke subset")
     group.addoption("--no-gracious", action="store_true", help="skip gracious-mode window reconstruction")
+    group.addoption("--oracle-evaluator", choices=["rdflib", "oxigraph", "both"], default="rdflib",
+                    help="the oracle's SPARQL evaluator: rdflib (default), oxigraph, or both (every relation "
+                         "evaluated by each; a disagreement is a harness ERROR)")
 
 
 class Session:
@@ -246,7 +249,8 @@ def rspconf_outcome(request, rspconf_case):
     progress = session.progress()
     try:
         result = run_case(rspconf_case, adapter, info, timeout=config.getoption("case_timeout"),
-                          gracious=not config.getoption("no_gracious"), progress=progress.step if progress else None)
+                          gracious=not config.getoption("no_gracious"), progress=progress.step if progress else None,
+                          evaluator=config.getoption("oracle_evaluator"))
     finally:
         if progress is not None:
             progress.done()

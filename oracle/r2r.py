@@ -139,7 +139,12 @@ class R2R:
     same and the graphs are smaller.  Queries with variable predicates or property paths load everything.
     """
 
-    def __init__(self, query: str, stream: Stream):
+    def __init__(self, query: str, stream: Stream, evaluator: str = "rdflib"):
+        from oracle.evaluators import EVALUATORS, Oxigraph
+
+        if evaluator not in EVALUATORS:
+            raise QueryError(f"unknown oracle evaluator {evaluator!r}: use {', '.join(EVALUATORS)}")
+        self.evaluator = evaluator
         try:
             self.query = prepareQuery(query)
         except Exception as exc:  # rdflib raises pyparsing errors of several kinds
@@ -158,6 +163,8 @@ class R2R:
         wanted: set = set()
         self.relevant = wanted if _predicates(self.query.algebra, wanted) else None
         joinorder.mark(self.query.algebra)
+        self.oxigraph = Oxigraph(query) if evaluator in ("oxigraph", "both") else None
+        self.disagreements: dict[str, int] = {}  # declared rule → windows where rdflib and Oxigraph differ by it
 
     def _unsliced(self):
         """The query without its top LIMIT/OFFSET (None if it has none): the pool of tied rows."""
@@ -181,16 +188,70 @@ class R2R:
             pool.setdefault(group, Counter())[key] += 1
         return replace(sols, order_vars=self.order_vars, pool=pool)
 
-    def graph(self, content: tuple[int, int]) -> Graph:
+    def triples(self, content: tuple[int, int]) -> list:
         """The static data plus the elements in ``content``, restricted to the relevant predicates."""
-        g = Graph(store="SimpleMemory")
         lo, hi = content
         triples = [t for t in self.stream.static]
         for element in self.stream.elements[lo:hi]:
             triples.extend(element.triples)
         keep = self.relevant
-        g.addN((s, p, o, g) for s, p, o in triples if keep is None or p in keep)
+        return [t for t in triples if keep is None or t[1] in keep]
+
+    def graph(self, content: tuple[int, int]) -> Graph:
+        """The window's triples as an rdflib graph."""
+        g = Graph(store="SimpleMemory")
+        g.addN((s, p, o, g) for s, p, o in self.triples(content))
         return g
+
+    def evaluate_oxigraph(self, triples: list) -> Solutions:
+        """The same relation, evaluated by Oxigraph (oracle/evaluators.py)."""
+        ox = self.oxigraph
+        store = ox.store(triples)
+        if self.form == "AskQuery":
+            return Solutions.of([{"ask": Literal(ox.ask(store))}])
+        if self.form == "ConstructQuery":
+            return Solutions.of([{"s": s, "p": p, "o": o} for s, p, o in ox.construct(store)])
+        sols = Solutions.of(ox.select(store), self.ordered)
+        if not self.order_vars:
+            return sols
+        full = Solutions.of(ox.select(store, ox.unsliced)) if ox.unsliced else sols
+        pool: dict = {}
+        for group, key in zip(full.sort_keys(self.order_vars), full.keys):
+            pool.setdefault(group, Counter())[key] += 1
+        return replace(sols, order_vars=self.order_vars, pool=pool)
+
+    def _evaluated(self, content: tuple[int, int]) -> Solutions:
+        if self.evaluator == "rdflib":
+            return self.evaluate_graph(self.graph(content))
+        triples = self.triples(content)
+        oxigraph = self.evaluate_oxigraph(triples)
+        if self.evaluator == "oxigraph":
+            return oxigraph
+        rdflib = self.evaluate_graph(self.graph(content))
+        if not same(rdflib, oxigraph) or (rdflib.ordered and not same(oxigraph, rdflib)):
+            from oracle.evaluators import EvaluatorDisagreement, declared_rule
+            from oracle.terms import show_solution
+
+            rule = declared_rule(rdflib, oxigraph, self.text, triples)
+            if rule:
+                self.disagreements[rule] = self.disagreements.get(rule, 0) + 1
+                return rdflib
+
+            def shown(sols):
+                return "; ".join(sorted(show_solution(r, precise=True) for r in sols.rows)[:12]) + (
+                    f" … ({len(sols)} in all)" if len(sols) > 12 else "")
+            window = self._span(content)
+            raise EvaluatorDisagreement(
+                f"rdflib and Oxigraph disagree on the window {window}: rdflib gives {len(rdflib)} solutions "
+                f"[{shown(rdflib)}], Oxigraph {len(oxigraph)} [{shown(oxigraph)}]; the oracle picks neither "
+                "(see oracle/README.md, 'Two evaluators')")
+        return rdflib
+
+    def _span(self, content: tuple[int, int]) -> str:
+        lo, hi = content
+        if lo >= hi:
+            return "with no element"
+        return f"of elements {lo}..{hi - 1} (t = {self.stream.elements[lo].t}..{self.stream.elements[hi - 1].t})"
 
     def evaluate_graph(self, g: Graph, init: dict | None = None) -> Solutions:
         result = g.query(self.query, initBindings=init or {})
@@ -211,7 +272,7 @@ class R2R:
         hit = self._cache.get(content)
         if hit is None:
             self.evaluations += 1
-            hit = self.evaluate_graph(self.graph(content))
+            hit = self._evaluated(content)
             if keep:
                 self._cache[content] = hit
         return hit
