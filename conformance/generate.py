@@ -9,7 +9,9 @@ Each observation is one event graph (an atomic stream element).
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterator
 
 from rdflib import Literal, URIRef
@@ -72,12 +74,28 @@ def yabench_observations(spec: YABenchSpec) -> Iterator[tuple[int, int, int]]:
     order = sorted(range(spec.stations), key=lambda s: offsets[s])
     first = True
     k = 0
+    # rnd.next_int(bound) inlined (the big load draws 300,000 readings): next(31) is seed >> 17, never
+    # negative; a bound that is not a power of two rejects draws as Java does
+    seed, bound = rnd.seed, spec.max_value - spec.min_value
+    if bound <= 0:
+        raise GeneratorError(f"max_value {spec.max_value} must be above min_value {spec.min_value}")
+    m, power_of_two, low = bound - 1, bound & (bound - 1) == 0, spec.min_value
     while True:
         for station in order:
             t = offsets[station] + k * spec.interval
             if t > spec.duration:
                 return
-            value = rnd.next_int(spec.max_value - spec.min_value) + spec.min_value
+            seed = (seed * MULTIPLIER + 0xB) & MASK48
+            u = seed >> 17
+            if power_of_two:
+                value = ((bound * u) >> 31) + low
+            else:
+                r = u % bound
+                while u - r + m >= 1 << 31:
+                    seed = (seed * MULTIPLIER + 0xB) & MASK48
+                    u = seed >> 17
+                    r = u % bound
+                value = r + low
             if first and spec.first_at_zero:
                 t = 0
             first = False
@@ -86,17 +104,46 @@ def yabench_observations(spec: YABenchSpec) -> Iterator[tuple[int, int, int]]:
 
 
 def yabench_triples(station: int, t: int, value: int) -> tuple:
-    obs = URIRef(f"{SSW}Observation_AirTemperature_A{station}_{t}")
-    data = URIRef(f"{SSW}MeasureData_AirTemperature_A{station}_{t}")
+    obs = _iri(f"{SSW}Observation_AirTemperature_A{station}_{t}")
+    data = _iri(f"{SSW}MeasureData_AirTemperature_A{station}_{t}")
     return (
-        (obs, RDF.type, URIRef(WEATHER + "TemperatureObservation")),
-        (obs, URIRef(OM + "observedProperty"), URIRef(WEATHER + "_AirTemperature")),
-        (obs, URIRef(OM + "procedure"), URIRef(f"{SSW}System_A{station}")),
-        (obs, URIRef(OM + "result"), data),
-        (data, RDF.type, URIRef(OM + "MeasureData")),
-        (data, URIRef(OM + "floatValue"), Literal(f"{value}.0", datatype=XSD.float)),
-        (data, URIRef(OM + "uom"), URIRef(WEATHER + "fahrenheit")),
+        (obs, _TYPE, _TEMPERATURE_OBSERVATION),
+        (obs, _OBSERVED_PROPERTY, _AIR_TEMPERATURE),
+        (obs, _PROCEDURE, _system(station)),
+        (obs, _RESULT, data),
+        (data, _TYPE, _MEASURE_DATA),
+        (data, _FLOAT_VALUE, _reading(value)),
+        (data, _UOM, _FAHRENHEIT),
     )
+
+
+# Generating the big load (300,000 observations, 2.1 M triples) is mostly making terms: the constant
+# ones are made once, a station's IRI once per station, a reading's literal once per value (0-100), and
+# the two IRIs an observation names without rdflib's validity check (the text is the generator's own).
+def _iri(text: str) -> URIRef:
+    return str.__new__(URIRef, text)
+
+
+_TYPE = RDF.type
+_TEMPERATURE_OBSERVATION = URIRef(WEATHER + "TemperatureObservation")
+_OBSERVED_PROPERTY = URIRef(OM + "observedProperty")
+_AIR_TEMPERATURE = URIRef(WEATHER + "_AirTemperature")
+_PROCEDURE = URIRef(OM + "procedure")
+_RESULT = URIRef(OM + "result")
+_MEASURE_DATA = URIRef(OM + "MeasureData")
+_FLOAT_VALUE = URIRef(OM + "floatValue")
+_UOM = URIRef(OM + "uom")
+_FAHRENHEIT = URIRef(WEATHER + "fahrenheit")
+
+
+@lru_cache(maxsize=None)
+def _system(station: int) -> URIRef:
+    return URIRef(f"{SSW}System_A{station}")
+
+
+@lru_cache(maxsize=None)
+def _reading(value: int) -> Literal:
+    return Literal(f"{value}.0", datatype=XSD.float)
 
 
 SOSA = "http://www.w3.org/ns/sosa/"
@@ -177,6 +224,34 @@ def generate(model: str, **params) -> Iterator[tuple[int, URIRef, tuple]]:
 def stream(model: str, event_graphs: bool = True, **params) -> Stream:
     """A generated stream; each observation one event graph (or one element per triple)."""
     elements = []
+    if model == "yabench" and event_graphs:
+        check(model, **params)
+        new = object.__new__
+        put = object.__setattr__
+        # millions of new tuples, none in a cycle: the cyclic collector would rescan them again and again
+        collecting = gc.isenabled()
+        gc.disable()
+        iri, systems, readings = str.__new__, {}, {}
+        try:
+            for station, t, value in yabench_observations(YABenchSpec(**params)):
+                key = f"A{station}_{t}"
+                obs = iri(URIRef, f"{SSW}Observation_AirTemperature_{key}")
+                data = iri(URIRef, f"{SSW}MeasureData_AirTemperature_{key}")
+                system = systems.get(station) or systems.setdefault(station, _system(station))
+                reading = readings.get(value) or readings.setdefault(value, _reading(value))
+                element = new(Element)  # Element's frozen __init__, field by field, without its overhead
+                put(element, "t", t)
+                put(element, "triples", (  # the same triples as yabench_triples, inlined
+                    (obs, _TYPE, _TEMPERATURE_OBSERVATION), (obs, _OBSERVED_PROPERTY, _AIR_TEMPERATURE),
+                    (obs, _PROCEDURE, system), (obs, _RESULT, data), (data, _TYPE, _MEASURE_DATA),
+                    (data, _FLOAT_VALUE, reading), (data, _UOM, _FAHRENHEIT)))
+                put(element, "batch", None)
+                put(element, "source", f"urn:rspconf:yabench:{key}")
+                elements.append(element)
+        finally:
+            if collecting:
+                gc.enable()
+        return Stream(tuple(elements))
     for t, name, triples in generate(model, **params):
         if event_graphs:
             elements.append(Element(t, triples, source=str(name)))

@@ -65,3 +65,15 @@ def test_generated_stream_is_deterministic_and_has_seven_triples_per_observation
     assert a == b
     assert all(len(e.triples) == 7 for e in a.elements)
     assert [e.t for e in a.elements] == sorted(e.t for e in a.elements)
+
+
+@pytest.mark.parametrize("stations, seed", [(1, 1430237208), (50, 1430236906), (7, 3)])
+def test_the_fast_generator_equals_the_plain_one_element_for_element(stations, seed):
+    from conformance.generate import stream
+    from tests.reference_generator import reference_stream
+
+    fast = stream("yabench", stations=stations, interval=1000, duration=30000, seed=seed)
+    plain = reference_stream(stations, 1000, 30000, seed)
+    assert len(fast) == len(plain) > 0
+    assert fast.elements == plain.elements
+    assert [type(x) for x in fast.elements[5].triples[0]] == [type(x) for x in plain.elements[5].triples[0]]
