@@ -62,3 +62,19 @@ def test_oxigraph_alone_judges_like_rdflib_and_keeps_any_tied_row_at_a_limit():
     # alone, Oxigraph judges by its own reading where the two differ by a declared rule: "x"@en is not
     # true for it (SPARQL 1.1 §17.2.2 says it is), so the reference engine's SPARQL 1.1 answer FAILs
     assert {k for k, v in verdicts.items() if v != "PASS"} == {"edges.effective-boolean-value"}
+
+
+def test_float_arithmetic_is_a_tolerance_not_a_rounding():
+    """A found case: rdflib's double 89.87885462555066 and Oxigraph's float 89.87885 lie either side of a
+    6-digit rounding border (89.8789 / 89.8788); at float precision they are the same average."""
+    from rdflib import Literal as L
+    from rdflib.namespace import XSD
+
+    from oracle.evaluators import declared_rule
+    from oracle.r2r import Solutions
+    rdflib_avg = Solutions.of([{"avg": L("89.87885462555066", datatype=XSD.double)}])
+    oxigraph_avg = Solutions.of([{"avg": L("89.87885", datatype=XSD.float)}])
+    data = [(iri("r"), iri("floatValue"), L("90.0", datatype=XSD.float))]
+    assert declared_rule(rdflib_avg, oxigraph_avg, "SELECT (AVG(?v) AS ?avg) WHERE { ?r ?p ?v }", data) == "float-arithmetic"
+    off = Solutions.of([{"avg": L("89.8795", datatype=XSD.float)}])  # 1e-5 apart: a real difference
+    assert declared_rule(rdflib_avg, off, "SELECT (AVG(?v) AS ?avg) WHERE { ?r ?p ?v }", data) is None
