@@ -26,14 +26,10 @@ from oracle.model import Profile, WindowSpec  # noqa: E402
 from oracle.r2r import R2R  # noqa: E402
 from oracle.secret import simulate  # noqa: E402
 
-PREFIXES = ("PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>\n"
-            "PREFIX weather: <http://knoesis.wright.edu/ssw/ont/weather.owl#>\n")
-QUERIES = {
-    "filter": PREFIXES + """SELECT ?sensor ?obs WHERE { ?obs om-owl:observedProperty weather:_AirTemperature ;
-        om-owl:procedure ?sensor ; om-owl:result ?res . ?res om-owl:floatValue ?value . FILTER(?value > 80) }""",
-    "aggregate": PREFIXES + """SELECT (AVG(?value) AS ?avg) WHERE { ?obs om-owl:observedProperty weather:_AirTemperature ;
-        om-owl:result ?res . ?res om-owl:floatValue ?value . FILTER(?value > 80) }""",
-}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from spark_replay import QUERIES as SPARK_QUERIES  # noqa: E402  (the same query texts as the engine's bench)
+
+QUERIES = {"filter": SPARK_QUERIES["filter (Q1)"], "aggregate": SPARK_QUERIES["aggregate (Q4)"]}
 
 
 def main() -> int:
