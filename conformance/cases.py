@@ -83,9 +83,8 @@ class Case:
         return _STREAMS[cache_key]
 
 
-def _line_of(node, path) -> int | None:
-    """Line (1-based) of the YAML node at a JSON path, as far as the path resolves."""
-    line = node.start_mark.line + 1 if node is not None else None
+def _node_at(node, path):
+    """The YAML node at a JSON path, as far as the path resolves."""
     for part in path:
         if isinstance(node, yaml.MappingNode):
             nxt = next((v for k, v in node.value if k.value == part), None)
@@ -96,8 +95,12 @@ def _line_of(node, path) -> int | None:
         if nxt is None:
             break
         node = nxt
-        line = node.start_mark.line + 1
-    return line
+    return node
+
+
+def _line_of(node, path) -> int | None:
+    """Line (1-based) of the YAML node at a JSON path, as far as the path resolves."""
+    return None if node is None else _node_at(node, path).start_mark.line + 1
 
 
 def _yaml_path(path) -> str:
@@ -266,15 +269,8 @@ def _field_line(path: Path, at: list) -> tuple[int | None, bool]:
         node = yaml.compose(Path(path).read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError):
         return None, False
-    line = _line_of(node, at)
-    for part in at:
-        if isinstance(node, yaml.MappingNode):
-            node = next((v for k, v in node.value if k.value == part), None)
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            node = node.value[part]
-        if node is None:
-            break
-    return line, isinstance(node, yaml.ScalarNode) and node.style in ("|", ">")
+    field = _node_at(node, at)
+    return field.start_mark.line + 1, isinstance(field, yaml.ScalarNode) and field.style in ("|", ">")
 
 
 def _with_prefixes(stream: dict, prefixes: dict) -> dict:

@@ -44,11 +44,19 @@ def lint(args) -> int:
     if not files:
         print(f"error: {root}: no case files (*.yaml) here; give --cases DIR", file=sys.stderr)
         return 1
-    for path in files:
-        try:
-            family = expand(read_family(path), path)
-        except CaseFileError as exc:
-            problems.append(str(exc))
+
+    def families():
+        """Each readable family's cases, in file order (a broken file is one problem, then skipped)."""
+        for path in files:
+            try:
+                yield path, expand(read_family(path), path)
+            except CaseFileError as exc:
+                yield path, exc
+
+    loaded = list(families())
+    for path, family in loaded:
+        if isinstance(family, CaseFileError):
+            problems.append(str(family))
             continue
         for case in family:
             if case.id in seen:
@@ -56,13 +64,10 @@ def lint(args) -> int:
                 continue
             seen[case.id] = str(path)
             cases.append(case)
-    again = []
-    for path in files:
-        try:
-            again += [c.id for c in expand(read_family(path), path)]
-        except CaseFileError:
-            pass
-    if [c.id for c in cases] != [i for i in again if i in seen][:len(cases)]:
+    def ids(load):
+        return [c.id for _, family in load if not isinstance(family, CaseFileError) for c in family]
+
+    if ids(loaded) != ids(families()):
         problems.append("collection is not deterministic: two loads gave different case orders")
     skipped = checked = 0
     for case in cases:

@@ -164,8 +164,8 @@ def _watch_parent(every: float = 0.5) -> None:
             time.sleep(every)
             if os.getppid() != parent:
                 try:
-                    from engines.command import _kill_all
-                    _kill_all()
+                    from engines.command import kill_all
+                    kill_all()
                 finally:
                     os._exit(3)
 

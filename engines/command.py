@@ -91,8 +91,9 @@ _LIVE: "weakref.WeakSet[EngineProcess]" = weakref.WeakSet()
 
 
 @atexit.register
-def _kill_all() -> None:
-    """No engine process outlives the kit: normal end, an error, Ctrl-C."""
+def kill_all() -> None:
+    """No engine process outlives the kit: normal end, an error, Ctrl-C (and, from the pytest plugin's
+    parent watch, a killed controller)."""
     for process in list(_LIVE):
         process.kill()
 

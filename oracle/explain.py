@@ -151,13 +151,22 @@ def _whole_output(verdict: CaseVerdict, query: R2R) -> tuple[list[str], str] | N
     return None
 
 
+def _relations(query: R2R, report, previous, multiplicity: str) -> tuple[Solutions, Solutions | None]:
+    """The evaluated relation of a window and of the one before it (duplicate-free under a set profile):
+    what the R2S operator takes its differences of."""
+    relation = query.evaluate(report.content)
+    before = query.evaluate(previous.content) if previous is not None else None
+    if multiplicity == "set":
+        return relation.distinct(), before.distinct() if before is not None else None
+    return relation, before
+
+
 def _set_difference_explains(best, query: R2R, profile) -> bool:
     """Whether taking set differences explains every wrong window of the best explanation."""
     previous = None
     for w in best.windows:
         if w.status == MISMATCH and w.expected is not None:
-            relation = query.evaluate(w.expected.content)
-            prev_rel = query.evaluate(previous.content) if previous is not None else None
+            relation, prev_rel = _relations(query, w.expected, previous, profile.multiplicity)
             if _r2s_fault(w, profile.r2s, relation, prev_rel) != "r2s-set":
                 return False
         elif w.status != MATCH:
@@ -223,11 +232,7 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
                     "the engine repeats solutions the oracle has fewer times"))
                 explained = True
         if not explained and w.status == MISMATCH:
-            relation = query.evaluate(e.content)
-            prev_rel = query.evaluate(previous.content) if previous is not None else None
-            if best.profile.multiplicity == "set":
-                relation = relation.distinct()
-                prev_rel = prev_rel.distinct() if prev_rel is not None else None
+            relation, prev_rel = _relations(query, e, previous, best.profile.multiplicity)
             fault = _r2s_fault(w, operator, relation, prev_rel)
             if fault:
                 kinds.add(fault)

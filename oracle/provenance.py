@@ -111,6 +111,14 @@ def _patterns(node) -> list[tuple]:
     return out
 
 
+def _passes(filter_query, binding: dict) -> bool:
+    """Whether one FILTER expression keeps a full binding (an error in it counts as not keeping it)."""
+    try:
+        return bool(list(Graph().query(filter_query, initBindings=binding)))
+    except Exception:
+        return False
+
+
 class Provenance:
     """Finds the derivations of solutions of one query over one stream."""
 
@@ -161,30 +169,22 @@ class Provenance:
         ders = self._derive(self.pattern_query, g, where, inits, limit)
         if not ders:
             return [], []
+        # the full bindings of the pattern (at most ``limit`` per pre-binding), found once for every FILTER
+        terms = list(self.pattern_query.algebra.PV)
+        bindings = []
+        for init in inits:
+            try:
+                rows = list(g.query(self.pattern_query, initBindings=init))
+            except Exception:
+                continue
+            for row in rows[:limit]:
+                binding = {str(t): row[i] for i, t in enumerate(terms) if row[i] is not None and isinstance(t, Variable)}
+                binding.update(init)
+                bindings.append(binding)
         rejecting = []
         for text in self.filters:
             fq = self._filter_query(text)
-            if fq is None:
-                continue
-            passes = False
-            for init in inits:
-                try:
-                    rows = list(g.query(self.pattern_query, initBindings=init))
-                except Exception:
-                    continue
-                terms = list(self.pattern_query.algebra.PV)
-                for row in rows[:limit]:
-                    binding = {str(t): row[i] for i, t in enumerate(terms) if row[i] is not None and isinstance(t, Variable)}
-                    binding.update(init)
-                    try:
-                        if list(Graph().query(fq, initBindings=binding)):
-                            passes = True
-                            break
-                    except Exception:
-                        continue
-                if passes:
-                    break
-            if not passes:
+            if fq is not None and not any(_passes(fq, binding) for binding in bindings):
                 rejecting.append(text)
         return ders, rejecting
 

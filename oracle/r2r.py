@@ -99,7 +99,6 @@ def _order_vars(algebra: CompValue) -> tuple[str, ...] | None:
     return None
 
 
-
 def _has(node: Any, name: str) -> bool:
     if isinstance(node, CompValue):
         if node.name == name:
@@ -108,10 +107,6 @@ def _has(node: Any, name: str) -> bool:
     if isinstance(node, (list, tuple)):
         return any(_has(v, name) for v in node)
     return False
-
-
-def _has_order_by(node: Any) -> bool:
-    return _has(node, "OrderBy")
 
 
 def _predicates(node: Any, found: set) -> bool:
@@ -129,6 +124,12 @@ def _predicates(node: Any, found: set) -> bool:
     if isinstance(node, (list, tuple)):
         return all(_predicates(v, found) for v in node)
     return True
+
+
+def _graph(triples: list) -> Graph:
+    g = Graph(store="SimpleMemory")
+    g.addN((s, p, o, g) for s, p, o in triples)
+    return g
 
 
 class R2R:
@@ -154,7 +155,7 @@ class R2R:
         self.form = self.query.algebra.name  # SelectQuery, ConstructQuery, AskQuery, DescribeQuery
         if self.form not in ("SelectQuery", "ConstructQuery", "AskQuery"):
             raise QueryError(f"unsupported query form {self.form}: use SELECT, CONSTRUCT or ASK")
-        self.ordered = self.form == "SelectQuery" and _has_order_by(self.query.algebra)
+        self.ordered = self.form == "SelectQuery" and _has(self.query.algebra, "OrderBy")
         self.order_vars = _order_vars(self.query.algebra) if self.ordered else None
         self.distinct = self.form == "SelectQuery" and _has(self.query.algebra, "Distinct")
         self.unsliced = self._unsliced() if self.order_vars else None
@@ -183,6 +184,10 @@ class R2R:
             result = g.query(self.unsliced, initBindings=init or {})
             names = [str(v) for v in result.vars]
             full = Solutions.of([{n: row[i] for i, n in enumerate(names) if row[i] is not None} for row in result])
+        return self._pooled(sols, full)
+
+    def _pooled(self, sols: Solutions, full: Solutions) -> Solutions:
+        """``sols`` with the pool of tied rows taken from ``full``, the answer without LIMIT/OFFSET."""
         pool: dict = {}
         for group, key in zip(full.sort_keys(self.order_vars), full.keys):
             pool.setdefault(group, Counter())[key] += 1
@@ -199,9 +204,7 @@ class R2R:
 
     def graph(self, content: tuple[int, int]) -> Graph:
         """The window's triples as an rdflib graph."""
-        g = Graph(store="SimpleMemory")
-        g.addN((s, p, o, g) for s, p, o in self.triples(content))
-        return g
+        return _graph(self.triples(content))
 
     def evaluate_oxigraph(self, triples: list) -> Solutions:
         """The same relation, evaluated by Oxigraph (oracle/evaluators.py)."""
@@ -214,11 +217,7 @@ class R2R:
         sols = Solutions.of(ox.select(store), self.ordered)
         if not self.order_vars:
             return sols
-        full = Solutions.of(ox.select(store, ox.unsliced)) if ox.unsliced else sols
-        pool: dict = {}
-        for group, key in zip(full.sort_keys(self.order_vars), full.keys):
-            pool.setdefault(group, Counter())[key] += 1
-        return replace(sols, order_vars=self.order_vars, pool=pool)
+        return self._pooled(sols, Solutions.of(ox.select(store, ox.unsliced)) if ox.unsliced else sols)
 
     def _evaluated(self, content: tuple[int, int]) -> Solutions:
         if self.evaluator == "rdflib":
@@ -227,7 +226,7 @@ class R2R:
         oxigraph = self.evaluate_oxigraph(triples)
         if self.evaluator == "oxigraph":
             return oxigraph
-        rdflib = self.evaluate_graph(self.graph(content))
+        rdflib = self.evaluate_graph(_graph(triples))
         if not same(rdflib, oxigraph) or (rdflib.ordered and not same(oxigraph, rdflib)):
             from oracle.evaluators import EvaluatorDisagreement, declared_rule
             from oracle.terms import show_solution

@@ -290,8 +290,8 @@ def compare(expected: list[Report], actual: list[ObservedReport], how: str, form
             w.timing = (f"reported after the report of the later window [{o.opening}, {o.closing}): the output "
                         "stream is not ordered by report time")
         elif how == "window" and profile is not None and stream is not None and a.tau is not None \
-                and a.tau < earliest_tau(e, profile, stream):
-            w.timing = (f"reported at τ={a.tau}, before the window could report (τ ≥ {earliest_tau(e, profile, stream)}: "
+                and a.tau < (earliest := earliest_tau(e, profile, stream)):
+            w.timing = (f"reported at τ={a.tau}, before the window could report (τ ≥ {earliest}: "
                         f"{'its close' if e.reason in ('window-close', 'end-of-stream') else 'its last element'})")
         if w.timing:
             w.status = MISMATCH
@@ -382,9 +382,12 @@ def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSp
                   for t0, cls in candidate_t0s(stream, window, variant, actual, how)]
     explaining: list[tuple[dict, tuple[int, int]]] = []
     first_exact = None
-    disordered = bool(out_of_order(actual))
+    # no exact explanation is possible for a disordered output, or when every t0 lies after the stream:
+    # the lazy first pass is skipped then
+    beyond = _t0_beyond_stream(stream, candidates)
+    hopeless = bool(out_of_order(actual)) or beyond is not None
     for n, (variant, t0, cls) in enumerate(candidates):
-        if disordered:
+        if hopeless:
             break
         on_time(n)
         if _exact(reports(stream, window, variant, t0, query), actual, sols, how, variant, stream):
@@ -393,8 +396,7 @@ def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSp
                 explaining.append(entry)
             if first_exact is None:
                 first_exact = (variant, t0, cls)
-    beyond = _t0_beyond_stream(stream, candidates)
-    if first_exact is not None and not beyond:
+    if first_exact is not None:
         variant, t0, cls = first_exact
         best = Explanation(variant.with_t0(t0), t0, cls,
                            compare(output(stream, window, variant, t0, query), actual, how, query.form, sols,
