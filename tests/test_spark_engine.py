@@ -165,14 +165,19 @@ def test_cancel_stops_a_streaming_run():
     case = CASES["weather.filter[stations=50]"]
     streaming = SparkEngine(mode="streaming")
     request = request_for(case, streaming.info(), case.load_stream())
-    before = {t.name for t in threading.enumerate()}
+    # threads, not names: every engine call's thread has the same name, and another test's abandoned
+    # call (a hanging test engine) may still be alive in this process
+    before = set(threading.enumerate())
+
+    def this_run():
+        return [t for t in threading.enumerate() if t.name == "rspconf-engine-call" and t not in before]
+
     with pytest.raises(EngineTimeout):
         call_with_timeout(lambda: streaming.run(request), 3.0, streaming.cancel)
     deadline = time.monotonic() + 6  # the whole run takes ~15 s; a cancelled one stops within a batch
-    while time.monotonic() < deadline and any(
-            t.name == "rspconf-engine-call" and t.name not in before for t in threading.enumerate()):
+    while time.monotonic() < deadline and this_run():
         time.sleep(0.5)
-    assert not [t for t in threading.enumerate() if t.name == "rspconf-engine-call"], "the run kept going"
+    assert not this_run(), "the run kept going"
     assert not session().streams.active
 
 
