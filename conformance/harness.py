@@ -138,7 +138,7 @@ def declared_r2s(info: EngineInfo) -> str | None:
 
 
 def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, deadline: float | None = None,
-          evaluator: str = "rdflib"):
+          evaluator: str = "auto"):
     """The oracle's verdict on an engine's reports for a case, diagnosed when it fails.  ``deadline``
     (a monotonic instant) bounds the judging: past it the check raises JudgeTimeout, and the diagnosis
     of a FAIL gets the time left (at most explain.BUDGET) and says when it was cut short."""
@@ -157,7 +157,7 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
 
 
 def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data_root: Path | None = None,
-             gracious: bool = True, progress=None, evaluator: str = "rdflib") -> CaseResult:
+             gracious: bool = True, progress=None, evaluator: str = "auto") -> CaseResult:
     """Run one case and judge it; ``progress(step)`` (optional) hears each step as it begins."""
     started = time.monotonic()
     say = progress or (lambda step: None)

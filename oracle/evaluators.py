@@ -3,7 +3,7 @@ through pyoxigraph) — two independent implementations that share no code with 
 engine.  ``both`` evaluates every relation with each and refuses to pick when they disagree.
 
 An evaluator takes the query text and the triples of one window (static data included) and gives the
-solutions as rdflib terms, so everything after R2R (R2S, comparison, provenance) is the same whichever
+solutions as rdflib terms (the stream is held for Oxigraph by oracle/held.py), so everything after R2R (R2S, comparison, provenance) is the same whichever
 evaluated.  Declared rules where the two differ on purpose are in oracle/README.md.
 """
 
@@ -14,7 +14,10 @@ from typing import Iterable
 
 from rdflib import BNode, Literal, URIRef
 
-EVALUATORS = ("rdflib", "oxigraph", "both")
+EVALUATORS = ("auto", "rdflib", "oxigraph", "both")
+#: Under ``auto``, a window with at most this many triples is evaluated by both (the differential check
+#: costs well under a second there); a larger one by Oxigraph alone unless a declared rule may apply.
+SMALL_WINDOW = 20_000
 
 
 class EvaluatorDisagreement(ValueError):
@@ -31,14 +34,6 @@ class Oxigraph:
 
         self.text = query_text
         self.unsliced = _without_top_slice(query_text)
-
-    def store(self, triples: Iterable[tuple]):
-        import pyoxigraph as ox
-
-        store = ox.Store()
-        default = ox.DefaultGraph()
-        store.extend(ox.Quad(_to_ox(s), _to_ox(p), _to_ox(o), default) for s, p, o in triples)
-        return store
 
     def select(self, store, text: str | None = None) -> list[dict]:
         result = store.query(text or self.text)
@@ -135,7 +130,7 @@ def _agree_at_float_precision(left, right, limit: int = 2000) -> bool:
     return True
 
 
-def declared_rule(rdflib_sols, oxigraph_sols, query_text: str, triples: list) -> str | None:
+def declared_rule(rdflib_sols, oxigraph_sols, query_text: str, triples: list, rdflib_over=None) -> str | None:
     """The declared rule that explains a disagreement of the two evaluators, if one does (then rdflib's
     answer stands and the verdict says so); None: an unexplained disagreement, a harness ERROR.
 
@@ -143,6 +138,10 @@ def declared_rule(rdflib_sols, oxigraph_sols, query_text: str, triples: list) ->
       single precision (XPath F&O 4.2 numeric promotion: float ÷ integer is a float, so Oxigraph is right);
       the two agree at float precision.  The kit keeps rdflib's double, as the engines it judges compute
       (documented limit: an engine that answers a strict xsd:float differs after the 7th digit).
+    - ``literal-by-value``: Oxigraph's store keeps a literal of a numeric, boolean or date/time datatype
+      by its value, so two distinct terms with one value ("01"^^xsd:integer and "1"^^xsd:integer) become
+      one term.  RDF 1.1 §3.3 makes them two terms (equal lexical form and datatype), which DISTINCT,
+      COUNT(DISTINCT …), GROUP BY and sameTerm see: rdflib keeps them apart and stands.
     - ``ebv-language-tagged``: SPARQL 1.1 §17.2.2 gives a plain literal — a language-tagged one included —
       the effective boolean value true when it is not empty; rdflib does so, Oxigraph raises a type error
       (rdf:langString, as in RDF 1.1 / SPARQL 1.2 drafts).  rdflib follows the 1.1 text: it stands.
@@ -155,4 +154,105 @@ def declared_rule(rdflib_sols, oxigraph_sols, query_text: str, triples: list) ->
     tagged = any(isinstance(o, Literal) and o.language for _, _, o in triples)
     if tagged and EBV_FILTER.search(query_text) and not (Counter(oxigraph_sols.keys) - Counter(rdflib_sols.keys)):
         return "ebv-language-tagged"
+    if rdflib_over is not None and _only_merged_literals(rdflib_sols, oxigraph_sols, triples, rdflib_over):
+        return "literal-by-value"
     return None
+
+
+def _only_merged_literals(rdflib_sols, oxigraph_sols, triples, rdflib_over) -> bool:
+    """Whether the two answers differ only by Oxigraph's merging of distinct literals with one value:
+    rdflib over the window with every literal in Oxigraph's form gives Oxigraph's answer."""
+    from oracle.r2r import same
+
+    literals = _literals(triples)
+    forms = oxigraph_forms(literals)
+    if len({forms.get(lit, lit) for lit in literals}) == len(literals):
+        return False  # no two literals merged: the rule cannot explain anything
+    merged = [(s, p, forms.get(o, o)) for s, p, o in triples]
+    again = rdflib_over(merged)
+    return same(again, oxigraph_sols) and (not again.ordered or same(oxigraph_sols, again))
+
+
+def _floating_computed(sols) -> bool:
+    """Whether an answer holds a floating-point value that is not a whole number (a computed one)."""
+    for row in sols.rows:
+        for term in row.values():
+            if isinstance(term, Literal) and str(term.datatype) in (XSD + "float", XSD + "double"):
+                value = term.toPython()
+                if not isinstance(value, float) or value != int(value):
+                    return True
+    return False
+
+
+def _literals(triples) -> set:
+    return {o for _, _, o in triples if isinstance(o, Literal)}
+
+
+LEXICAL_FUNCTIONS = re.compile(r"\b(STR|STRLEN|SUBSTR|STRSTARTS|STRENDS|CONTAINS|STRBEFORE|STRAFTER|CONCAT|"
+                               r"REGEX|REPLACE|UCASE|LCASE|ENCODE_FOR_URI|MD5|SHA1|SHA256|SHA384|SHA512)\s*\(",
+                               re.IGNORECASE)
+
+
+def oxigraph_forms(literals: Iterable) -> dict:
+    """The literals Oxigraph's store gives back in another lexical form ("95.0"^^xsd:float comes back
+    as "95"), each mapped to that form; found by a round trip through a store, once per literal."""
+    import pyoxigraph as ox
+
+    typed = [lit for lit in literals if lit.datatype is not None and not lit.language]
+    store = ox.Store()
+    predicate = ox.NamedNode("urn:x-rspconf:value")
+    quads = []
+    for i, lit in enumerate(typed):
+        try:
+            quads.append(ox.Quad(ox.NamedNode(f"urn:x-rspconf:{i}"), predicate, _to_ox(lit)))
+        except (ValueError, TypeError):
+            continue
+    store.extend(quads)
+    forms = {}
+    for quad in store:
+        lit = typed[int(quad.subject.value.rsplit(":", 1)[1])]
+        if quad.object.value != str(lit):
+            forms[lit] = Literal(quad.object.value, datatype=URIRef(quad.object.datatype.value), normalize=False)
+    return forms
+
+
+def rewritten_literals(literals: Iterable) -> dict:
+    """``rewritten``: Oxigraph gives some literal back in another lexical form; ``collisions``: two
+    distinct literals come back as one term (the ``literal-by-value`` rule)."""
+    literals = set(literals)
+    forms = oxigraph_forms(literals)
+    merged = {forms.get(lit, lit) for lit in literals}
+    return {"rewritten": bool(forms), "collisions": len(merged) < len(literals)}
+
+
+def rules_may_apply(oxigraph_sols, query_text: str, stream_has, operators: set) -> set[str]:
+    """The declared rules that may explain a difference between Oxigraph's answer and rdflib's on this
+    window — then ``auto`` does not take Oxigraph's answer alone.
+
+    ``stream_has(fact)`` tells what the stream holds (``float``: xsd:float literals; ``inexact-float``:
+    one that is not a whole number below 2^24, where float and double addition differ; ``tagged``:
+    language-tagged literals; ``rewritten``/``collisions``: see :func:`rewritten_literals`);
+    ``operators`` names the query's arithmetic (rdflib algebra names).
+    """
+    rules = set()
+    if stream_has("tagged") and EBV_FILTER.search(query_text):
+        rules.add("ebv-language-tagged")
+    if stream_has("collisions") or (stream_has("rewritten") and LEXICAL_FUNCTIONS.search(query_text)):
+        rules.add("literal-by-value")  # distinct terms merged, or a lexical form the query reads
+    if stream_has("float") and (
+            _floating_computed(oxigraph_sols)  # a computed float, e.g. an AVG
+            or operators & {"MultiplicativeExpression", "Aggregate_Avg"}  # rounds apart in a FILTER
+            or (stream_has("inexact-float") and operators & {"AdditiveExpression", "Aggregate_Sum"})):
+        rules.add("float-arithmetic")
+    return rules
+
+
+FLOAT_SENSITIVE = re.compile(r"\b(DATATYPE|SAMETERM|STRDT)\s*\(|XMLSchema#float>|xsd:float\b", re.IGNORECASE)
+
+
+def doubles_stand_in(query_text: str) -> bool:
+    """Whether Oxigraph over the window with every xsd:float literal read as an xsd:double gives the
+    answer the ``float-arithmetic`` rule keeps (rdflib's, computed in double precision): true when the
+    query can tell the two datatypes apart neither by name nor by lexical form.  Results compare by
+    numeric value whatever their numeric datatype (oracle/terms.py), so only the precision differs."""
+    return not FLOAT_SENSITIVE.search(query_text) and not LEXICAL_FUNCTIONS.search(query_text)

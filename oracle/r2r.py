@@ -19,6 +19,9 @@ from oracle.model import Stream
 from oracle.terms import solution_keys, term_key
 
 
+FLOAT = URIRef("http://www.w3.org/2001/XMLSchema#float")
+
+
 class QueryError(ValueError):
     """The R2R query cannot be parsed or evaluated."""
 
@@ -109,6 +112,22 @@ def _has(node: Any, name: str) -> bool:
     return False
 
 
+ARITHMETIC = {"AdditiveExpression", "MultiplicativeExpression", "Aggregate_Avg", "Aggregate_Sum"}
+
+
+def _names(node: Any, found: set | None = None) -> set:
+    """The names of every algebra node and expression in a query."""
+    found = set() if found is None else found
+    if isinstance(node, CompValue):
+        found.add(node.name)
+        for value in node.values():
+            _names(value, found)
+    elif isinstance(node, (list, tuple)):
+        for value in node:
+            _names(value, found)
+    return found
+
+
 def _predicates(node: Any, found: set) -> bool:
     """Collect the constant predicates of every triple pattern; False if any predicate is not an IRI
     (a variable or a property path), in which case every triple may matter."""
@@ -140,7 +159,7 @@ class R2R:
     same and the graphs are smaller.  Queries with variable predicates or property paths load everything.
     """
 
-    def __init__(self, query: str, stream: Stream, evaluator: str = "rdflib"):
+    def __init__(self, query: str, stream: Stream, evaluator: str = "auto"):
         from oracle.evaluators import EVALUATORS, Oxigraph
 
         if evaluator not in EVALUATORS:
@@ -164,7 +183,11 @@ class R2R:
         wanted: set = set()
         self.relevant = wanted if _predicates(self.query.algebra, wanted) else None
         joinorder.mark(self.query.algebra)
-        self.oxigraph = Oxigraph(query) if evaluator in ("oxigraph", "both") else None
+        self.operators = _names(self.query.algebra) & ARITHMETIC
+        self.oxigraph = Oxigraph(query) if evaluator != "rdflib" else None
+        self.held: dict = {}  # the stream held for Oxigraph (oracle/held.py), made on first use
+        self.fast_windows = 0  # windows Oxigraph alone evaluated under ``auto``
+        self._stream_facts: dict | None = None
         self.disagreements: dict[str, int] = {}  # declared rule → windows where rdflib and Oxigraph differ by it
 
     def _unsliced(self):
@@ -206,10 +229,15 @@ class R2R:
         """The window's triples as an rdflib graph."""
         return _graph(self.triples(content))
 
-    def evaluate_oxigraph(self, triples: list) -> Solutions:
-        """The same relation, evaluated by Oxigraph (oracle/evaluators.py)."""
+    def evaluate_oxigraph(self, content: tuple[int, int], doubles: bool = False) -> Solutions:
+        """The same relation, evaluated by Oxigraph (oracle/evaluators.py) over the held stream; with
+        ``doubles``, over the stream with every xsd:float literal read as xsd:double."""
+        from oracle.held import HeldStream
+
         ox = self.oxigraph
-        store = ox.store(triples)
+        if self.held.get(doubles) is None:
+            self.held[doubles] = HeldStream(self.stream.elements, self.stream.static, self.relevant, doubles)
+        store = self.held[doubles].store(content)
         if self.form == "AskQuery":
             return Solutions.of([{"ask": Literal(ox.ask(store))}])
         if self.form == "ConstructQuery":
@@ -222,16 +250,26 @@ class R2R:
     def _evaluated(self, content: tuple[int, int]) -> Solutions:
         if self.evaluator == "rdflib":
             return self.evaluate_graph(self.graph(content))
-        triples = self.triples(content)
-        oxigraph = self.evaluate_oxigraph(triples)
+        oxigraph = self.evaluate_oxigraph(content)
         if self.evaluator == "oxigraph":
             return oxigraph
+        if self.evaluator == "auto":
+            route = self._auto_route(content, oxigraph)
+            if route == "oxigraph":
+                return oxigraph
+            if route == "doubles":
+                doubled = self.evaluate_oxigraph(content, doubles=True)
+                if not same(doubled, oxigraph):
+                    self.disagreements["float-arithmetic"] = self.disagreements.get("float-arithmetic", 0) + 1
+                return doubled
+        triples = self.triples(content)
         rdflib = self.evaluate_graph(_graph(triples))
         if not same(rdflib, oxigraph) or (rdflib.ordered and not same(oxigraph, rdflib)):
             from oracle.evaluators import EvaluatorDisagreement, declared_rule
             from oracle.terms import show_solution
 
-            rule = declared_rule(rdflib, oxigraph, self.text, triples)
+            rule = declared_rule(rdflib, oxigraph, self.text, triples,
+                                 rdflib_over=lambda merged: self.evaluate_graph(_graph(merged)))
             if rule:
                 self.disagreements[rule] = self.disagreements.get(rule, 0) + 1
                 return rdflib
@@ -245,6 +283,49 @@ class R2R:
                 f"[{shown(rdflib)}], Oxigraph {len(oxigraph)} [{shown(oxigraph)}]; the oracle picks neither "
                 "(see oracle/README.md, 'Two evaluators')")
         return rdflib
+
+    def _auto_route(self, content: tuple[int, int], oxigraph: Solutions) -> str:
+        """Under ``auto``, who else evaluates this window: ``rdflib`` when it is small (the differential
+        check costs little) or when a declared rule may apply to Oxigraph's answer (rdflib's answer then
+        stands, oracle/README.md); ``doubles`` when the only such rule is float-arithmetic and Oxigraph
+        over xsd:float read as xsd:double gives rdflib's double-precision answer; else ``oxigraph``."""
+        from oracle.evaluators import SMALL_WINDOW, doubles_stand_in, rules_may_apply
+
+        lo, hi = content
+        size = len(self.stream.static) + sum(len(e.triples) for e in self.stream.elements[lo:hi])
+        if size <= SMALL_WINDOW:
+            return "rdflib"
+        self.fast_windows += 1
+        rules = rules_may_apply(oxigraph, self.text, self.stream_has, self.operators)
+        if not rules:
+            return "oxigraph"
+        if rules == {"float-arithmetic"} and doubles_stand_in(self.text):
+            return "doubles"
+        return "rdflib"
+
+    def stream_has(self, what: str) -> bool:
+        """Whether the stream holds xsd:float literals (``float``) or language-tagged ones (``tagged``);
+        computed once per stream."""
+        if self._stream_facts is None:
+            from oracle.evaluators import rewritten_literals
+
+            facts = {"float": False, "inexact-float": False, "tagged": False}
+            literals = {o for triples in (self.stream.static, *(e.triples for e in self.stream.elements))
+                        for _, _, o in triples if isinstance(o, Literal)}
+            facts.update(rewritten_literals(literals))
+            for o in literals:
+                if o.language:
+                    facts["tagged"] = True
+                elif o.datatype == FLOAT:
+                    facts["float"] = True
+                    try:
+                        value = float(str(o))
+                        exact = value == int(value) and abs(value) < 2 ** 24
+                    except (ValueError, OverflowError):
+                        exact = False
+                    facts["inexact-float"] = facts["inexact-float"] or not exact
+            self._stream_facts = facts
+        return self._stream_facts[what]
 
     def _span(self, content: tuple[int, int]) -> str:
         lo, hi = content

@@ -119,7 +119,7 @@ def test_lint_reports_every_problem_of_every_case_and_counts_them(tmp_path, caps
     assert "timestamp 0 is earlier than the previous element's 1" in errors[1]
     assert "not valid Turtle" in errors[2]
     # the broken family is one problem; the two good cases of the other are still checked
-    assert out.out.splitlines()[-1] == "4 cases in 2 files, 2 checked, 0 skipped (missing data or large), 3 problems"
+    assert out.out.splitlines()[-1] == "4 cases in 2 files, 2 checked, 0 skipped (missing data), 3 problems"
     assert "Traceback" not in out.err
 
 

@@ -78,3 +78,92 @@ def test_float_arithmetic_is_a_tolerance_not_a_rounding():
     assert declared_rule(rdflib_avg, oxigraph_avg, "SELECT (AVG(?v) AS ?avg) WHERE { ?r ?p ?v }", data) == "float-arithmetic"
     off = Solutions.of([{"avg": L("89.8795", datatype=XSD.float)}])  # 1e-5 apart: a real difference
     assert declared_rule(rdflib_avg, off, "SELECT (AVG(?v) AS ?avg) WHERE { ?r ?p ?v }", data) is None
+
+
+# -- the stream held for Oxigraph (oracle/held.py) and the ``auto`` evaluator ------------------------
+
+def test_the_held_stream_keeps_a_blank_node_shared_by_two_elements_and_escapes_iris():
+    from rdflib import BNode, URIRef
+
+    b = BNode("sensor7")
+    odd = URIRef("http://ex.org/a b>c")  # rdflib accepts it; N-Triples must escape the space and the >
+    stream = triple_stream((1, b, "at", "room1"), (2, "m1", "by", b), (3, odd, "at", "room2"))
+    query = "SELECT ?m ?s ?r WHERE { ?m <http://ex.org/by> ?s . ?s <http://ex.org/at> ?r }"
+    rows = R2R(query, stream, "oxigraph").evaluate((0, 3)).rows
+    # one blank node across two elements (so the join holds), with the label the stream gave it
+    assert rows == ({"m": iri("m1"), "s": b, "r": iri("room1")},)
+    got = R2R("SELECT ?x WHERE { ?x <http://ex.org/at> <http://ex.org/room2> }", stream, "oxigraph").evaluate((0, 3))
+    assert got.rows == ({"x": odd},)
+
+
+def test_literals_oxigraph_stores_by_value_are_a_declared_rule_and_rdflib_stands():
+    from rdflib import Literal as L
+    from rdflib.namespace import XSD
+
+    stream = triple_stream((5, "a", "v", L("01", datatype=XSD.integer, normalize=False)), (5, "b", "v", L("1", datatype=XSD.integer)))
+    query = "SELECT (COUNT(DISTINCT ?o) AS ?n) WHERE { ?s <http://ex.org/v> ?o }"
+    both = R2R(query, stream, "both")
+    # RDF 1.1 §3.3: "01" and "1" are two terms; Oxigraph's store keeps one value, so it counts 1
+    assert str(R2R(query, stream, "oxigraph").evaluate((0, 2)).rows[0]["n"]) == "1"
+    assert str(both.evaluate((0, 2)).rows[0]["n"]) == "2"
+    assert both.disagreements == {"literal-by-value": 1}
+
+
+def _routes(monkeypatch, query, stream, content):
+    """Which evaluators ``auto`` used on a window it treats as large: (answer, rdflib used, fast windows)."""
+    import oracle.evaluators
+
+    monkeypatch.setattr(oracle.evaluators, "SMALL_WINDOW", 0)
+    used = []
+    real = R2R.evaluate_graph
+    monkeypatch.setattr(R2R, "evaluate_graph", lambda self, g, init=None: used.append(1) or real(self, g, init))
+    r2r = R2R(query, stream, "auto")
+    return r2r.evaluate(content), bool(used), r2r
+
+
+def test_auto_takes_oxigraph_alone_on_a_large_window_unless_a_declared_rule_may_apply(monkeypatch):
+    from rdflib import Literal as L
+    from rdflib.namespace import XSD
+
+    readings = triple_stream(*((t, f"r{t}", "v", L(f"{v}.0", datatype=XSD.float)) for t, v in ((1, 90), (2, 80), (3, 71))))
+    hot = "SELECT ?r WHERE { ?r <http://ex.org/v> ?v FILTER(?v > 75) }"
+    sols, rdflib_used, r2r = _routes(monkeypatch, hot, readings, (0, 3))
+    assert {str(r["r"]) for r in sols.rows} == {EX_ + "r1", EX_ + "r2"}
+    assert not rdflib_used and r2r.fast_windows == 1
+    # AVG over xsd:float: the float-arithmetic rule keeps the double-precision average, which Oxigraph
+    # gives over the floats read as doubles (241 / 3 = 80.333…; in float precision it is 80.333336)
+    avg = "SELECT (AVG(?v) AS ?a) WHERE { ?r <http://ex.org/v> ?v }"
+    sols, rdflib_used, r2r = _routes(monkeypatch, avg, readings, (0, 3))
+    assert not rdflib_used and r2r.disagreements == {"float-arithmetic": 1}
+    assert float(sols.rows[0]["a"]) == 241 / 3
+    # a query that can tell xsd:float from xsd:double: rdflib evaluates, and its answer stands
+    typed = "SELECT (AVG(?v) AS ?a) WHERE { ?r <http://ex.org/v> ?v FILTER(DATATYPE(?v) = <http://www.w3.org/2001/XMLSchema#float>) }"
+    sols, rdflib_used, _ = _routes(monkeypatch, typed, readings, (0, 3))
+    assert rdflib_used and float(sols.rows[0]["a"]) == 241 / 3
+    # FILTER(?v) over language-tagged data: the ebv-language-tagged rule, rdflib stands
+    tagged = triple_stream((1, "a", "label", L("x", lang="en")))
+    sols, rdflib_used, _ = _routes(monkeypatch, "SELECT ?s WHERE { ?s <http://ex.org/label> ?v FILTER(?v) }", tagged, (0, 1))
+    assert rdflib_used and sols.rows == ({"s": iri("a")},)
+
+
+EX_ = "http://ex.org/"
+
+
+def test_oxigraph_over_floats_read_as_doubles_gives_rdflibs_average_on_every_window_of_a_yabench_stream():
+    """The ``doubles`` route checked against rdflib itself, window by window, on a YABench-model stream
+    (200 stations, CSRBench Q4: AVG over xsd:float readings)."""
+    from conformance.generate import stream as generated
+    from oracle.model import Profile, WindowSpec
+    from oracle.r2r import same
+    from oracle.secret import simulate
+
+    s = generated("yabench", stations=200, interval=1000, duration=30000, seed=1430237208)
+    q4 = ("PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#> "
+          "SELECT (AVG(?value) AS ?avg) WHERE { ?obs om-owl:result ?res . ?res om-owl:floatValue ?value . "
+          "FILTER(?value > 80) }")
+    contents = [t.content for t in simulate(s, WindowSpec(5000, 5000), Profile(t0=0, tick="time-driven"), 0)]
+    r2r = R2R(q4, s, "both")
+    for content in contents:
+        doubled = r2r.evaluate_oxigraph(content, doubles=True)
+        assert same(r2r.evaluate(content), doubled), content
+    assert r2r.disagreements == {"float-arithmetic": len(contents)}

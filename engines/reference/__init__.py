@@ -24,7 +24,7 @@ from oracle.model import ObservedReport
 CAPABILITIES = frozenset({
     "time-window", "sliding-window", "aggregates", "group-by", "filter", "optional", "union", "subquery",
     "order-by", "construct", "ask", "rstream", "istream", "dstream", "event-graphs", "static-data",
-    "empty-windows", "joins-across-time",
+    "empty-windows", "joins-across-time", "large-stream",
 })
 
 
