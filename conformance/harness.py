@@ -138,11 +138,11 @@ def declared_r2s(info: EngineInfo) -> str | None:
 
 
 def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, deadline: float | None = None,
-          evaluator: str = "auto"):
+          evaluator: str = "auto", executor=None):
     """The oracle's verdict on an engine's reports for a case, diagnosed when it fails.  ``deadline``
     (a monotonic instant) bounds the judging: past it the check raises JudgeTimeout, and the diagnosis
     of a FAIL gets the time left (at most explain.BUDGET) and says when it was cut short."""
-    query = R2R(case.r2r, stream, evaluator)
+    query = R2R(case.r2r, stream, evaluator, executor)
     fixed = dict(case.fixed)
     fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
     space = profiles.space(info.profile, fixed, case.vary, window=case.window, stream=stream)
@@ -157,7 +157,7 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
 
 
 def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data_root: Path | None = None,
-             gracious: bool = True, progress=None, evaluator: str = "auto") -> CaseResult:
+             gracious: bool = True, progress=None, evaluator: str = "auto", executor=None) -> CaseResult:
     """Run one case and judge it; ``progress(step)`` (optional) hears each step as it begins."""
     started = time.monotonic()
     say = progress or (lambda step: None)
@@ -206,7 +206,8 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
         return done("ERROR", f"engine returned {type(reports).__name__}, not a list of reports")
     say(f"{case.id}: oracle judging")
     try:
-        verdict = judge(case, info, stream, reports, gracious, deadline=started + timeout, evaluator=evaluator)
+        verdict = judge(case, info, stream, reports, gracious, deadline=started + timeout, evaluator=evaluator,
+                        executor=executor)
     except JudgeTimeout as exc:
         return done("TIMEOUT", f"oracle (not the engine): {exc} of {timeout:g} s; raise --case-timeout")
     except (QueryError, ValueError) as exc:

@@ -39,6 +39,10 @@ def pytest_addoption(parser):
                     help="the oracle's SPARQL evaluator: auto (default: both on small windows, Oxigraph alone "
                          "on large ones unless a declared rule may apply), rdflib, oxigraph, or both (every "
                          "relation evaluated by each; a disagreement is a harness ERROR)")
+    group.addoption("--oracle-executor", default="local", metavar="local|spark|spark:MASTER",
+                    help="where the oracle's window evaluations run: local (default, in process) or spark "
+                         "(local[2], or spark:<master URL>): every window of every candidate t0 in Spark tasks, "
+                         "each with Oxigraph in the Python worker (oracle/executors.py)")
 
 
 class Session:
@@ -56,6 +60,14 @@ class Session:
         self.released = False
         self.selected: int | None = None      # cases the run selected
         self.interrupted: str | None = None   # why it ended early, if it did
+
+    def executor(self):
+        """The oracle's executor (``--oracle-executor``), made once per process so a Spark session is reused."""
+        if not hasattr(self, "_executor"):
+            from oracle.executors import make
+
+            self._executor = make(self.config.getoption("oracle_executor"))
+        return self._executor
 
     def progress(self):
         """A progress display for this process's cases (None in an xdist worker: its output goes nowhere)."""
@@ -145,6 +157,10 @@ def pytest_configure(config):
         # error under pytest's internals
         config._rspconf.corpus()
         config._rspconf.engine()
+        try:
+            config._rspconf.executor()
+        except ValueError as exc:  # ExecutorError: an unknown --oracle-executor
+            raise pytest.UsageError(str(exc)) from None
         if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
             config._rspconf.release()  # the -n controller runs no case: it keeps the engine's info, not its process
     if hasattr(config, "workerinput"):
@@ -252,7 +268,7 @@ def rspconf_outcome(request, rspconf_case):
     try:
         result = run_case(rspconf_case, adapter, info, timeout=config.getoption("case_timeout"),
                           gracious=not config.getoption("no_gracious"), progress=progress.step if progress else None,
-                          evaluator=config.getoption("oracle_evaluator"))
+                          evaluator=config.getoption("oracle_evaluator"), executor=session.executor())
     finally:
         if progress is not None:
             progress.done()

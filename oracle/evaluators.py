@@ -35,16 +35,51 @@ class Oxigraph:
         self.text = query_text
         self.unsliced = _without_top_slice(query_text)
 
-    def select(self, store, text: str | None = None) -> list[dict]:
-        result = store.query(text or self.text)
+    def answer(self, store, form: str) -> dict:
+        """The query's answer over ``store`` in plain, picklable values (:func:`answer`)."""
+        return answer(store, self.text, self.unsliced, form)
+
+
+def plain(term) -> tuple:
+    """An Oxigraph term as a plain tuple: ("iri", v), ("bnode", v) or ("lit", v, datatype, language)."""
+    import pyoxigraph as ox
+
+    if isinstance(term, ox.NamedNode):
+        return ("iri", term.value)
+    if isinstance(term, ox.BlankNode):
+        return ("bnode", term.value)
+    if isinstance(term, ox.Literal):
+        return ("lit", term.value, term.datatype.value, term.language)
+    raise TypeError(f"not an RDF term: {term!r}")
+
+
+def answer(store, text: str, unsliced: str | None, form: str) -> dict:
+    """A query's answer in plain values — what a Spark task sends back, and what the in-process path
+    reads too, so both go through one conversion (:func:`from_plain`)."""
+    if form == "AskQuery":
+        return {"ask": bool(store.query(text))}
+    if form == "ConstructQuery":
+        return {"triples": [(plain(t.subject), plain(t.predicate), plain(t.object)) for t in store.query(text)]}
+
+    def rows(query_text):
+        result = store.query(query_text)
         names = [v.value for v in result.variables]
-        return [{n: _from_ox(sol[n]) for n in names if sol[n] is not None} for sol in result]
+        return [{n: plain(sol[n]) for n in names if sol[n] is not None} for sol in result]
+    return {"rows": rows(text), "unsliced": rows(unsliced) if unsliced else None}
 
-    def ask(self, store) -> bool:
-        return bool(store.query(self.text))
 
-    def construct(self, store) -> list[tuple]:
-        return [(_from_ox(t.subject), _from_ox(t.predicate), _from_ox(t.object)) for t in store.query(self.text)]
+def from_plain(term: tuple):
+    """An rdflib term from :func:`plain`'s tuple (literals kept as written)."""
+    kind = term[0]
+    if kind == "iri":
+        return URIRef(term[1])
+    if kind == "bnode":
+        return BNode(term[1])
+    _, value, datatype, language = term
+    if language:
+        return Literal(value, lang=language, normalize=False)
+    plain_string = datatype == "http://www.w3.org/2001/XMLSchema#string"
+    return Literal(value, datatype=None if plain_string else URIRef(datatype), normalize=False)
 
 
 def _to_ox(term):
@@ -60,22 +95,6 @@ def _to_ox(term):
         if term.datatype is not None:
             return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype)))
         return ox.Literal(str(term))
-    raise TypeError(f"not an RDF term: {term!r}")
-
-
-def _from_ox(term):
-    import pyoxigraph as ox
-
-    if isinstance(term, ox.NamedNode):
-        return URIRef(term.value)
-    if isinstance(term, ox.BlankNode):
-        return BNode(term.value)
-    if isinstance(term, ox.Literal):
-        if term.language:
-            return Literal(term.value, lang=term.language, normalize=False)
-        datatype = term.datatype.value
-        plain = datatype == "http://www.w3.org/2001/XMLSchema#string"
-        return Literal(term.value, datatype=None if plain else URIRef(datatype), normalize=False)
     raise TypeError(f"not an RDF term: {term!r}")
 
 

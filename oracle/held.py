@@ -87,6 +87,11 @@ class HeldStream:
             lines.append(f"{st} {pt} {ot} .\n")
         return "".join(lines).encode()
 
+    @property
+    def static_text(self) -> bytes | list:
+        """The static data, held like an element."""
+        return self._static
+
     def _text(self, term) -> str:
         if self.doubles and isinstance(term, Literal) and term.datatype == FLOAT:
             return ntriples_term(Literal(str(term), datatype=DOUBLE, normalize=False))

@@ -159,7 +159,7 @@ class R2R:
     same and the graphs are smaller.  Queries with variable predicates or property paths load everything.
     """
 
-    def __init__(self, query: str, stream: Stream, evaluator: str = "auto"):
+    def __init__(self, query: str, stream: Stream, evaluator: str = "auto", executor=None):
         from oracle.evaluators import EVALUATORS, Oxigraph
 
         if evaluator not in EVALUATORS:
@@ -185,6 +185,8 @@ class R2R:
         joinorder.mark(self.query.algebra)
         self.operators = _names(self.query.algebra) & ARITHMETIC
         self.oxigraph = Oxigraph(query) if evaluator != "rdflib" else None
+        self.executor = executor  # None: in process; else e.g. oracle.executors.SparkExecutor
+        self._prefetched: dict = {}  # content → Oxigraph's plain answer, from the executor
         self.held: dict = {}  # the stream held for Oxigraph (oracle/held.py), made on first use
         self.fast_windows = 0  # windows Oxigraph alone evaluated under ``auto``
         self._stream_facts: dict | None = None
@@ -232,20 +234,42 @@ class R2R:
     def evaluate_oxigraph(self, content: tuple[int, int], doubles: bool = False) -> Solutions:
         """The same relation, evaluated by Oxigraph (oracle/evaluators.py) over the held stream; with
         ``doubles``, over the stream with every xsd:float literal read as xsd:double."""
+        prefetched = self._prefetched.get(content) if not doubles else None
+        raw = prefetched or self.oxigraph.answer(self.held_stream(doubles).store(content), self.form)
+        return self.from_answer(raw)
+
+    def held_stream(self, doubles: bool = False):
+        """The stream held for Oxigraph (oracle/held.py), made on first use."""
         from oracle.held import HeldStream
 
-        ox = self.oxigraph
         if self.held.get(doubles) is None:
             self.held[doubles] = HeldStream(self.stream.elements, self.stream.static, self.relevant, doubles)
-        store = self.held[doubles].store(content)
-        if self.form == "AskQuery":
-            return Solutions.of([{"ask": Literal(ox.ask(store))}])
-        if self.form == "ConstructQuery":
-            return Solutions.of([{"s": s, "p": p, "o": o} for s, p, o in ox.construct(store)])
-        sols = Solutions.of(ox.select(store), self.ordered)
+        return self.held[doubles]
+
+    def from_answer(self, raw: dict) -> Solutions:
+        """Solutions from Oxigraph's plain answer (oracle/evaluators.py :func:`answer`)."""
+        from oracle.evaluators import from_plain
+
+        if "ask" in raw:
+            return Solutions.of([{"ask": Literal(raw["ask"])}])
+        if "triples" in raw:
+            return Solutions.of([dict(zip("spo", map(from_plain, t))) for t in raw["triples"]])
+
+        def rows(plain_rows):
+            return [{n: from_plain(t) for n, t in row.items()} for row in plain_rows]
+        sols = Solutions.of(rows(raw["rows"]), self.ordered)
         if not self.order_vars:
             return sols
-        return self._pooled(sols, Solutions.of(ox.select(store, ox.unsliced)) if ox.unsliced else sols)
+        return self._pooled(sols, Solutions.of(rows(raw["unsliced"])) if raw["unsliced"] is not None else sols)
+
+    def prefetch(self, contents) -> None:
+        """Evaluate many window contents at once with the executor (``--oracle-executor``), before the
+        verdict asks for them one by one; a no-op in process."""
+        if self.executor is None or self.evaluator == "rdflib":
+            return
+        wanted = [c for c in dict.fromkeys(contents) if c not in self._cache and c not in self._prefetched]
+        if wanted:
+            self._prefetched.update(self.executor.answers(self, wanted))
 
     def _evaluated(self, content: tuple[int, int]) -> Solutions:
         if self.evaluator == "rdflib":

@@ -29,6 +29,7 @@ from oracle import t0 as t0mod
 from oracle.expected import output, reports
 from oracle.model import ObservedReport, Profile, ProfileSpace, Report, Stream, WindowSpec
 from oracle.r2r import R2R, Solutions, same
+from oracle.secret import simulate
 
 ALIGNMENTS = ("window", "time", "order")
 
@@ -380,6 +381,9 @@ def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSp
     sols = [observed_solutions(a, query.form) for a in actual]
     candidates = [(variant, t0, cls) for variant in space.variants()
                   for t0, cls in candidate_t0s(stream, window, variant, actual, how)]
+    if query.executor is not None:  # every content any candidate evaluates, at once (oracle/executors.py)
+        query.prefetch(trigger.content for variant, t0, _ in candidates
+                       for trigger in simulate(stream, window, variant, t0))
     explaining: list[tuple[dict, tuple[int, int]]] = []
     first_exact = None
     # no exact explanation is possible for a disordered output, or when every t0 lies after the stream:

@@ -1,0 +1,98 @@
+"""Where the oracle's window evaluations run: in process (the default), or spread over Spark tasks when
+one process is not enough (a nightly stress run over 10^8 triples).
+
+The Spark executor is the oracle's own code path, not the Spark engine's: elements are assigned to
+window contents in Spark (an element goes to every content whose index range holds it), and each task
+loads one window's held N-Triples text into pyoxigraph in the Python worker and runs the query there
+(oracle/evaluators.py :func:`answer`).  It shares no code with ``engines/`` (tests/test_independence.py).
+Answers come back as plain tuples and go through the same conversion as in process, so the verdicts are
+the in-process executor's.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import sys
+
+EXECUTORS = ("local", "spark")
+
+
+class ExecutorError(ValueError):
+    """The executor cannot run here or cannot hold this stream; the message says what to do."""
+
+
+def make(name: str | None):
+    """The executor named by ``--oracle-executor``: ``local`` (None: in process), ``spark`` (local[2])
+    or ``spark:<master>`` (e.g. spark://127.0.0.1:7077)."""
+    if name in (None, "", "local"):
+        return None
+    if name == "spark" or name.startswith("spark:"):
+        return SparkExecutor(name.partition(":")[2] or "local[2]")
+    raise ExecutorError(f"--oracle-executor {name!r}: use local, spark or spark:<master URL>")
+
+
+class SparkExecutor:
+    """Window contents evaluated in Spark tasks, each with pyoxigraph in the Python worker."""
+
+    def __init__(self, master: str = "local[2]"):
+        self.master = master
+        self._spark = None
+
+    def session(self):
+        if self._spark is None:
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+            try:
+                from pyspark.sql import SparkSession
+            except ImportError as exc:
+                raise ExecutorError("--oracle-executor spark needs pyspark: pip install -e '.[test]'") from exc
+            self._spark = (SparkSession.builder.master(self.master).appName("rspconf-oracle")
+                           .config("spark.sql.shuffle.partitions", "2")
+                           .config("spark.ui.enabled", "false")
+                           .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+            self._spark.sparkContext.setLogLevel("ERROR")
+        return self._spark
+
+    def answers(self, r2r, contents: list[tuple[int, int]]) -> dict:
+        """Oxigraph's plain answer for each content, computed in Spark."""
+        held = r2r.held_stream()
+        indices = sorted({i for lo, hi in contents for i in range(lo, hi)})
+        texts = [(i, held.held(i)) for i in indices]
+        if any(isinstance(text, list) for _, text in texts) or isinstance(held.static_text, list):
+            raise ExecutorError("the Spark executor ships elements as N-Triples text, and this stream has blank "
+                                "nodes (Oxigraph would rename them per window); judge it with the in-process "
+                                "executor (--oracle-executor local)")
+        sc = self.session().sparkContext
+        ordered = sorted(range(len(contents)), key=lambda k: contents[k])
+        los = [contents[k][0] for k in ordered]
+        bounds = sc.broadcast((ordered, los, [contents[k][1] for k in ordered]))
+        job = sc.broadcast((r2r.text, r2r.oxigraph.unsliced, r2r.form, held.static_text))
+
+        def windows_of(item):
+            i, text = item
+            ks, starts, ends = bounds.value
+            return [(ks[j], (i, text)) for j in range(bisect.bisect_right(starts, i)) if ends[j] > i]
+
+        def evaluate(parts):
+            return evaluate_window(job.value, parts)
+
+        slices = max(2, min(200, len(texts) // 5000 or 1))
+        pairs = sc.parallelize(texts, slices).flatMap(windows_of).groupByKey(max(2, min(len(contents), 64)))
+        result = dict(pairs.mapValues(evaluate).collect())
+        empty = evaluate_window(job.value, [])  # a content with no element: static data only
+        return {contents[k]: result.get(k, empty) for k in range(len(contents))}
+
+
+def evaluate_window(job: tuple, parts) -> dict:
+    """In a Spark task: one window's text into a fresh pyoxigraph store, and the query's plain answer."""
+    import pyoxigraph as ox
+
+    from oracle.evaluators import answer
+
+    text, unsliced, form, static = job
+    store = ox.Store()
+    body = static + b"".join(t for _, t in sorted(parts))
+    if body:
+        store.load(body, format=ox.RdfFormat.N_TRIPLES, lenient=True)
+    return answer(store, text, unsliced, form)

@@ -1,0 +1,65 @@
+"""The Spark executor (issue 18 §3): window evaluations spread over Spark tasks give the verdicts the
+in-process executor gives — the same PASS, the same FAIL with the same per-window figures."""
+
+from pathlib import Path
+
+import pytest
+
+from conformance.cases import load_corpus
+from conformance.harness import run_case
+from engines.reference import ReferenceEngine
+from engines.testing import ShiftedEngine
+from oracle.executors import ExecutorError, SparkExecutor, make
+from oracle.r2r import R2R
+from tests.streams import iri, triple_stream
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = {c.id: c for c in load_corpus(ROOT / "cases")}
+PICKED = ["seed002.fig1", "weather.join[stations=50]", "csrbench.q5[range=5s,slide=1s]"]
+
+
+@pytest.fixture(scope="module")
+def spark_executor():
+    return SparkExecutor("local[2]")
+
+
+def _summary(result):
+    return (result.verdict, result.reason, result.windows, result.matched, result.mean_precision,
+            result.mean_recall, result.findings)
+
+
+@pytest.mark.parametrize("engine_class, picked", [(ReferenceEngine, PICKED), (ShiftedEngine, PICKED[:2])],
+                         ids=["reference", "shifted"])
+def test_spark_executor_gives_the_in_process_verdicts(engine_class, picked, spark_executor):
+    engine = engine_class()
+    for case in (CASES[i] for i in picked):
+        local = run_case(case, engine, engine.info(), timeout=300, evaluator="oxigraph", gracious=False)
+        spread = run_case(case, engine, engine.info(), timeout=300, evaluator="oxigraph", gracious=False,
+                          executor=spark_executor)
+        if local.verdict == "SKIPPED":
+            continue
+        assert local.verdict == ("PASS" if engine_class is ReferenceEngine else "FAIL"), case.id
+        assert _summary(spread) == _summary(local), case.id
+
+
+def test_every_content_is_evaluated_in_spark_before_the_verdict_asks(spark_executor):
+    stream = triple_stream((1, "a", "p", "x"), (2, "b", "p", "y"), (12, "c", "p", "x"))
+    r2r = R2R("SELECT ?s WHERE { ?s <http://ex.org/p> <http://ex.org/x> }", stream, "oxigraph", spark_executor)
+    r2r.prefetch([(0, 2), (1, 3), (3, 3)])
+    assert set(r2r._prefetched) == {(0, 2), (1, 3), (3, 3)}
+    assert [r["s"] for r in r2r.evaluate((0, 2)).rows] == [iri("a")]
+    assert [r["s"] for r in r2r.evaluate((1, 3)).rows] == [iri("c")]
+    assert r2r.evaluate((3, 3)).rows == ()
+
+
+def test_blank_nodes_and_bad_names_are_refused_with_what_to_do(spark_executor):
+    from rdflib import BNode
+
+    stream = triple_stream((1, BNode("b"), "p", "x"))
+    r2r = R2R("SELECT ?s WHERE { ?s ?p ?o }", stream, "oxigraph", spark_executor)
+    with pytest.raises(ExecutorError, match="blank nodes .*--oracle-executor local"):
+        r2r.prefetch([(0, 1)])
+    assert make("local") is None and make(None) is None
+    assert make("spark:spark://127.0.0.1:7077").master == "spark://127.0.0.1:7077"
+    with pytest.raises(ExecutorError, match="use local, spark or spark:<master URL>"):
+        make("dask")
