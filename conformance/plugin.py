@@ -18,6 +18,7 @@ from conformance import adapters, datapaths, expectations, report
 from conformance.cases import CaseFileError, load_corpus, variant
 from conformance.harness import run_case
 from conformance.progress import Progress
+from oracle.evaluators import EVALUATORS
 
 KEY = "rspconf"
 
@@ -35,7 +36,7 @@ def pytest_addoption(parser):
     group.addoption("--case-timeout", type=float, default=300.0, help="seconds per engine call (default 300)")
     group.addoption("--smoke", action="store_true", help="run only the smoke subset")
     group.addoption("--no-gracious", action="store_true", help="skip gracious-mode window reconstruction")
-    group.addoption("--oracle-evaluator", choices=["auto", "rdflib", "oxigraph", "both"], default="auto",
+    group.addoption("--oracle-evaluator", choices=list(EVALUATORS), default="auto",
                     help="the oracle's SPARQL evaluator: auto (default: both on small windows, Oxigraph alone "
                          "on large ones unless a declared rule may apply), rdflib, oxigraph, or both (every "
                          "relation evaluated by each; a disagreement is a harness ERROR)")

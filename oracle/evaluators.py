@@ -2,9 +2,9 @@
 through pyoxigraph) — two independent implementations that share no code with each other or with any
 engine.  ``both`` evaluates every relation with each and refuses to pick when they disagree.
 
-An evaluator takes the query text and the triples of one window (static data included) and gives the
-solutions as rdflib terms (the stream is held for Oxigraph by oracle/held.py), so everything after R2R (R2S, comparison, provenance) is the same whichever
-evaluated.  Declared rules where the two differ on purpose are in oracle/README.md.
+An evaluator takes the query text and the triples of one window (static data included; the stream is
+held for Oxigraph by oracle/held.py) and gives the solutions as rdflib terms, so everything after R2R
+(R2S, comparison, provenance) is the same whichever evaluated.  Declared rules where the two differ on purpose are in oracle/README.md.
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ def _only_merged_literals(rdflib_sols, oxigraph_sols, triples, rdflib_over) -> b
 
     literals = _literals(triples)
     forms = oxigraph_forms(literals)
-    if len({forms.get(lit, lit) for lit in literals}) == len(literals):
+    if not _merges(literals, forms):
         return False  # no two literals merged: the rule cannot explain anything
     merged = [(s, p, forms.get(o, o)) for s, p, o in triples]
     again = rdflib_over(merged)
@@ -240,8 +240,12 @@ def rewritten_literals(literals: Iterable) -> dict:
     distinct literals come back as one term (the ``literal-by-value`` rule)."""
     literals = set(literals)
     forms = oxigraph_forms(literals)
-    merged = {forms.get(lit, lit) for lit in literals}
-    return {"rewritten": bool(forms), "collisions": len(merged) < len(literals)}
+    return {"rewritten": bool(forms), "collisions": _merges(literals, forms)}
+
+
+def _merges(literals: set, forms: dict) -> bool:
+    """Whether two distinct literals become one term in Oxigraph's forms."""
+    return len({forms.get(lit, lit) for lit in literals}) < len(literals)
 
 
 def rules_may_apply(oxigraph_sols, query_text: str, stream_has, operators: set) -> set[str]:

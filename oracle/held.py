@@ -17,12 +17,11 @@ import re
 from typing import Iterable
 
 from rdflib import BNode, Literal, URIRef
+from rdflib.namespace import XSD
 
-FLOAT = URIRef("http://www.w3.org/2001/XMLSchema#float")
-DOUBLE = URIRef("http://www.w3.org/2001/XMLSchema#double")
 CHUNK = 2000  # elements per parse: bounds the size of one joined bytes object
 
-_IRI_ESCAPES = {c: f"\\u{ord(c):04X}" for c in '<>"{}|^`\\ '}
+_IRI_ESCAPES = {c: f"\\u{ord(c):04X}" for c in '<>"{}|^`\\'}
 _IRI_ESCAPES.update({chr(i): f"\\u{i:04X}" for i in range(0x21)})
 _IRI_TABLE = str.maketrans(_IRI_ESCAPES)
 _LITERAL_TABLE = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
@@ -58,7 +57,7 @@ class HeldStream:
         self._names: dict[int, str] = {}  # id(term) → its N-Triples text (terms are shared between triples)
         self._predicates: dict[int, str | None] = {}  # id(predicate) → its text, None when no pattern can match it
         self._alive: list = []  # every term in the memos, so that no id is reused while they hold it
-        self._static = self._hold(tuple(static))
+        self.static_text = self._hold(tuple(static))  # the static data, held like an element
 
     def _hold(self, triples) -> bytes | list:
         """One element's relevant triples as N-Triples bytes, or as quads when it holds a blank node."""
@@ -87,15 +86,14 @@ class HeldStream:
             lines.append(f"{st} {pt} {ot} .\n")
         return "".join(lines).encode()
 
-    @property
-    def static_text(self) -> bytes | list:
-        """The static data, held like an element."""
-        return self._static
+    def _as_read(self, term):
+        """The term as this holding reads it: with ``doubles``, an xsd:float literal as an xsd:double."""
+        if self.doubles and isinstance(term, Literal) and term.datatype == XSD.float:
+            return Literal(str(term), datatype=XSD.double, normalize=False)
+        return term
 
     def _text(self, term) -> str:
-        if self.doubles and isinstance(term, Literal) and term.datatype == FLOAT:
-            return ntriples_term(Literal(str(term), datatype=DOUBLE, normalize=False))
-        return ntriples_term(term)
+        return ntriples_term(self._as_read(term))
 
     def _quads(self, triples) -> list:
         """An element with a blank node, as quads (Oxigraph keeps a blank node's label when it is built
@@ -104,9 +102,7 @@ class HeldStream:
         import pyoxigraph as ox
 
         def term(t):
-            if self.doubles and isinstance(t, Literal) and t.datatype == FLOAT:
-                t = Literal(str(t), datatype=DOUBLE, normalize=False)
-            return _to_ox(t)
+            return _to_ox(self._as_read(t))
         keep = self.relevant
         return [ox.Quad(term(s), term(p), term(o), ox.DefaultGraph()) for s, p, o in triples
                 if keep is None or p in keep]
@@ -130,7 +126,7 @@ class HeldStream:
                 store.load(b"".join(texts), format=ox.RdfFormat.N_TRIPLES, lenient=True)
                 texts.clear()
 
-        for held in [self._static] + [self.held(i) for i in range(lo, hi)]:
+        for held in [self.static_text] + [self.held(i) for i in range(lo, hi)]:
             if isinstance(held, list):
                 flush()
                 store.extend(held)

@@ -11,15 +11,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rdflib import Graph, Literal, URIRef, Variable
+from rdflib.namespace import XSD
 from rdflib.plugins.sparql import prepareQuery
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from oracle import joinorder
 from oracle.model import Stream
 from oracle.terms import solution_keys, term_key
-
-
-FLOAT = URIRef("http://www.w3.org/2001/XMLSchema#float")
 
 
 class QueryError(ValueError):
@@ -190,7 +188,7 @@ class R2R:
         self.held: dict = {}  # the stream held for Oxigraph (oracle/held.py), made on first use
         self.fast_windows = 0  # windows Oxigraph alone evaluated under ``auto``
         self._stream_facts: dict | None = None
-        self.disagreements: dict[str, int] = {}  # declared rule → windows where rdflib and Oxigraph differ by it
+        self.disagreements: Counter = Counter()  # declared rule → windows where rdflib and Oxigraph differ by it
 
     def _unsliced(self):
         """The query without its top LIMIT/OFFSET (None if it has none): the pool of tied rows."""
@@ -284,7 +282,7 @@ class R2R:
             if route == "doubles":
                 doubled = self.evaluate_oxigraph(content, doubles=True)
                 if not same(doubled, oxigraph):
-                    self.disagreements["float-arithmetic"] = self.disagreements.get("float-arithmetic", 0) + 1
+                    self.disagreements["float-arithmetic"] += 1
                 return doubled
         triples = self.triples(content)
         rdflib = self.evaluate_graph(_graph(triples))
@@ -295,7 +293,7 @@ class R2R:
             rule = declared_rule(rdflib, oxigraph, self.text, triples,
                                  rdflib_over=lambda merged: self.evaluate_graph(_graph(merged)))
             if rule:
-                self.disagreements[rule] = self.disagreements.get(rule, 0) + 1
+                self.disagreements[rule] += 1
                 return rdflib
 
             def shown(sols):
@@ -328,8 +326,8 @@ class R2R:
         return "rdflib"
 
     def stream_has(self, what: str) -> bool:
-        """Whether the stream holds xsd:float literals (``float``) or language-tagged ones (``tagged``);
-        computed once per stream."""
+        """A fact about the stream's literals that decides whether a declared rule may apply
+        (oracle/evaluators.py :func:`rules_may_apply`); all are computed once per stream."""
         if self._stream_facts is None:
             from oracle.evaluators import rewritten_literals
 
@@ -340,7 +338,7 @@ class R2R:
             for o in literals:
                 if o.language:
                     facts["tagged"] = True
-                elif o.datatype == FLOAT:
+                elif o.datatype == XSD.float:
                     facts["float"] = True
                     try:
                         value = float(str(o))
