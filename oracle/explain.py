@@ -191,7 +191,7 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
     previous = None
     graced = 0
     borders_left: list = []
-    found: dict[str, int] = {}
+    found: Counter = Counter()
     for index, w in enumerate(best.windows):
         if time.monotonic() - started > budget:
             verdict.notes.append(f"diagnosis cut short after {budget:g} s: windows from {index} on are not diagnosed")
@@ -313,7 +313,7 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
             borders_left.append((w, previous))  # second pass: the costly search comes after every window's findings
         previous = e if e is not None else previous
         for kind in kinds:
-            found[kind] = found.get(kind, 0) + 1
+            found[kind] += 1
     for w, previous in borders_left:
         e = w.expected
         if time.monotonic() - started > budget:
@@ -325,12 +325,12 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
                         prev_sol, reach=e.closing - e.opening, deadline=started + budget)
         w.gracious = g.describe()
         if (g.opening, g.closing) != (e.opening, e.closing) and g.f1 > w.f1:
-            found["borders"] = found.get("borders", 0) + 1
+            found["borders"] += 1
             w.diagnostics.append(
                 f"the engine's window looks like [{g.opening}, {g.closing}) "
                 f"(gracious mode: precision {g.precision:.2f}, recall {g.recall:.2f}) instead of {_span(e)}")
     for kind, text in _shape_findings(best, verdict, query):
-        found[kind] = found.get(kind, 0) + 1
+        found[kind] += 1
         verdict.notes.append(text)
     verdict.findings = {k: found[k] for k in FINDINGS if k in found}
 
