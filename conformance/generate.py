@@ -221,43 +221,49 @@ def generate(model: str, **params) -> Iterator[tuple[int, URIRef, tuple]]:
         raise ValueError(f"unknown generator {model!r}: use yabench or waves")
 
 
-def stream(model: str, event_graphs: bool = True, **params) -> Stream:
-    """A generated stream; each observation one event graph (or one element per triple)."""
-    elements = []
+def elements(model: str, event_graphs: bool = True, **params) -> Iterator[Element]:
+    """A generated stream's elements one by one, in time order: what a streamed oracle run
+    (oracle/streamed.py) consumes without holding the stream; each observation one event graph (or
+    one element per triple)."""
     if model == "yabench" and event_graphs:
         check(model, **params)
         new = object.__new__
         put = object.__setattr__
-        # millions of new tuples, none in a cycle: the cyclic collector would rescan them again and again
-        collecting = gc.isenabled()
-        gc.disable()
         iri, systems, readings = str.__new__, {}, {}
-        try:
-            for station, t, value in yabench_observations(YABenchSpec(**params)):
-                key = f"A{station}_{t}"
-                obs = iri(URIRef, f"{SSW}Observation_AirTemperature_{key}")
-                data = iri(URIRef, f"{SSW}MeasureData_AirTemperature_{key}")
-                system = systems.get(station) or systems.setdefault(station, _system(station))
-                reading = readings.get(value) or readings.setdefault(value, _reading(value))
-                element = new(Element)  # Element's frozen __init__, field by field, without its overhead
-                put(element, "t", t)
-                put(element, "triples", (  # the same triples as yabench_triples, inlined
-                    (obs, _TYPE, _TEMPERATURE_OBSERVATION), (obs, _OBSERVED_PROPERTY, _AIR_TEMPERATURE),
-                    (obs, _PROCEDURE, system), (obs, _RESULT, data), (data, _TYPE, _MEASURE_DATA),
-                    (data, _FLOAT_VALUE, reading), (data, _UOM, _FAHRENHEIT)))
-                put(element, "batch", None)
-                put(element, "source", f"urn:rspconf:yabench:{key}")
-                elements.append(element)
-        finally:
-            if collecting:
-                gc.enable()
-        return Stream(tuple(elements))
+        for station, t, value in yabench_observations(YABenchSpec(**params)):
+            key = f"A{station}_{t}"
+            obs = iri(URIRef, f"{SSW}Observation_AirTemperature_{key}")
+            data = iri(URIRef, f"{SSW}MeasureData_AirTemperature_{key}")
+            system = systems.get(station) or systems.setdefault(station, _system(station))
+            reading = readings.get(value) or readings.setdefault(value, _reading(value))
+            element = new(Element)  # Element's frozen __init__, field by field, without its overhead
+            put(element, "t", t)
+            put(element, "triples", (  # the same triples as yabench_triples, inlined
+                (obs, _TYPE, _TEMPERATURE_OBSERVATION), (obs, _OBSERVED_PROPERTY, _AIR_TEMPERATURE),
+                (obs, _PROCEDURE, system), (obs, _RESULT, data), (data, _TYPE, _MEASURE_DATA),
+                (data, _FLOAT_VALUE, reading), (data, _UOM, _FAHRENHEIT)))
+            put(element, "batch", None)
+            put(element, "source", f"urn:rspconf:yabench:{key}")
+            yield element
+        return
     for t, name, triples in generate(model, **params):
         if event_graphs:
-            elements.append(Element(t, triples, source=str(name)))
+            yield Element(t, triples, source=str(name))
         else:
-            elements.extend(Element(t, (tr,), source=str(name)) for tr in triples)
-    return Stream(tuple(elements))
+            yield from (Element(t, (tr,), source=str(name)) for tr in triples)
+
+
+def stream(model: str, event_graphs: bool = True, **params) -> Stream:
+    """A generated stream, held: every element of :func:`elements`."""
+    # millions of new tuples, none in a cycle: the cyclic collector would rescan them again and again
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        held = tuple(elements(model, event_graphs, **params))
+    finally:
+        if collecting:
+            gc.enable()
+    return Stream(held)
 
 
 def write(model: str, fmt: str, out, **params) -> int:

@@ -40,9 +40,10 @@ def pytest_addoption(parser):
                     help="the oracle's SPARQL evaluator: auto (default: both on small windows, Oxigraph alone "
                          "on large ones unless a declared rule may apply), rdflib, oxigraph, or both (every "
                          "relation evaluated by each; a disagreement is a harness ERROR)")
-    group.addoption("--oracle-executor", default="local", metavar="local|spark|spark:MASTER",
-                    help="where the oracle's window evaluations run: local (default, in process) or spark "
-                         "(local[2], or spark:<master URL>): every window of every candidate t0 in Spark tasks, "
+    group.addoption("--oracle-executor", default="local", metavar="local|threads[:N]|spark|spark:MASTER",
+                    help="where the oracle's window evaluations run: local (default, in process, one at a "
+                         "time), threads[:N] (in process, every window of every candidate t0 on N threads, "
+                         "default one per core), or spark (local[2], or spark:<master URL>): in Spark tasks, "
                          "each with Oxigraph in the Python worker (oracle/executors.py)")
 
 

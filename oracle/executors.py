@@ -1,5 +1,7 @@
-"""Where the oracle's window evaluations run: in process (the default), or spread over Spark tasks when
-one process is not enough (a nightly stress run over 10^8 triples).
+"""Where the oracle's window evaluations run: in process one after another (the default), in process on
+several threads (pyoxigraph lets go of the GIL while it parses and queries, so two windows load and run
+at once on two cores), or spread over Spark tasks when one process is not enough (a nightly stress run
+over 10^8 triples).
 
 The Spark executor is the oracle's own code path, not the Spark engine's: elements are assigned to
 window contents in Spark (an element goes to every content whose index range holds it), and each task
@@ -15,7 +17,7 @@ import bisect
 import os
 import sys
 
-EXECUTORS = ("local", "spark")
+EXECUTORS = ("local", "threads", "spark")
 
 
 class ExecutorError(ValueError):
@@ -23,13 +25,40 @@ class ExecutorError(ValueError):
 
 
 def make(name: str | None):
-    """The executor named by ``--oracle-executor``: ``local`` (None: in process), ``spark`` (local[2])
-    or ``spark:<master>`` (e.g. spark://127.0.0.1:7077)."""
+    """The executor named by ``--oracle-executor``: ``local`` (None: in process), ``threads`` or
+    ``threads:<n>`` (in process, n threads, default the number of cores), ``spark`` (local[2]) or
+    ``spark:<master>`` (e.g. spark://127.0.0.1:7077)."""
     if name in (None, "", "local"):
         return None
+    if name == "threads" or name.startswith("threads:"):
+        count = name.partition(":")[2] or str(os.cpu_count() or 2)
+        if not count.isdigit() or int(count) < 1:
+            raise ExecutorError(f"--oracle-executor {name!r}: give a thread count of 1 or more, like threads:2")
+        return ThreadExecutor(int(count))
     if name == "spark" or name.startswith("spark:"):
         return SparkExecutor(name.partition(":")[2] or "local[2]")
-    raise ExecutorError(f"--oracle-executor {name!r}: use local, spark or spark:<master URL>")
+    raise ExecutorError(f"--oracle-executor {name!r}: use local, threads[:<n>], spark or spark:<master URL>")
+
+
+class ThreadExecutor:
+    """Window contents evaluated by Oxigraph on ``workers`` threads of this process.  Each element is
+    held (oracle/held.py) in the calling thread first, so the threads only join bytes, parse and query."""
+
+    def __init__(self, workers: int = 2):
+        self.workers = workers
+
+    def answers(self, r2r, contents: list[tuple[int, int]]) -> dict:
+        from concurrent.futures import ThreadPoolExecutor
+
+        held = r2r.held_stream()
+        for lo, hi in contents:
+            for i in range(lo, hi):
+                held.held(i)
+
+        def one(content):
+            return r2r.oxigraph.answer(held.store(content), r2r.form)
+        with ThreadPoolExecutor(self.workers) as pool:
+            return dict(zip(contents, pool.map(one, contents)))
 
 
 class SparkExecutor:

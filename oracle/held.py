@@ -113,28 +113,43 @@ class HeldStream:
             held = self._held[index] = self._hold(self.elements[index].triples)
         return held
 
+    def hold(self, triples) -> bytes | list:
+        """One element's triples held, outside the element list (a streamed run, oracle/streamed.py)."""
+        return self._hold(triples)
+
+    def forget(self) -> None:
+        """Drop the term memos (not the predicates'): a streamed run calls it once per window, so the
+        memos hold the terms of recent elements only, not of the whole stream."""
+        self._names.clear()
+        self._alive = [t for t in self._alive if id(t) in self._predicates]
+
     def store(self, content: tuple[int, int]):
         """A new Oxigraph store with the static data and the elements ``content`` (an index range)."""
-        import pyoxigraph as ox
-
-        store = ox.Store()
         lo, hi = content
-        texts: list[bytes] = []
+        return fill([self.static_text] + [self.held(i) for i in range(lo, hi)])
 
-        def flush():
-            if texts:
-                store.load(b"".join(texts), format=ox.RdfFormat.N_TRIPLES, lenient=True)
-                texts.clear()
 
-        for held in [self.static_text] + [self.held(i) for i in range(lo, hi)]:
-            if isinstance(held, list):
+def fill(helds: Iterable) -> "pyoxigraph.Store":
+    """A new Oxigraph store holding the held elements (bytes parsed in chunks; quads added as they are)."""
+    import pyoxigraph as ox
+
+    store = ox.Store()
+    texts: list[bytes] = []
+
+    def flush():
+        if texts:
+            store.load(b"".join(texts), format=ox.RdfFormat.N_TRIPLES, lenient=True)
+            texts.clear()
+
+    for held in helds:
+        if isinstance(held, list):
+            flush()
+            store.extend(held)
+        elif held:
+            texts.append(held)
+            if len(texts) >= CHUNK:
                 flush()
-                store.extend(held)
-            elif held:
-                texts.append(held)
-                if len(texts) >= CHUNK:
-                    flush()
-        flush()
-        return store
+    flush()
+    return store
 
 

@@ -1,5 +1,6 @@
-"""The Spark executor (issue 18 §3): window evaluations spread over Spark tasks give the verdicts the
-in-process executor gives — the same PASS, the same FAIL with the same per-window figures."""
+"""The Spark and threads executors (issue 18 §3): window evaluations spread over Spark tasks or threads
+give the verdicts the in-process executor gives — the same PASS, the same FAIL with the same per-window
+figures."""
 
 from pathlib import Path
 
@@ -67,5 +68,33 @@ def test_blank_nodes_and_bad_names_are_refused_with_what_to_do(spark_executor):
         r2r.prefetch([(0, 1)])
     assert make("local") is None and make(None) is None
     assert make("spark:spark://127.0.0.1:7077").master == "spark://127.0.0.1:7077"
-    with pytest.raises(ExecutorError, match="use local, spark or spark:<master URL>"):
+    with pytest.raises(ExecutorError, match=r"use local, threads\[:<n>\], spark or spark:<master URL>"):
         make("dask")
+
+
+@pytest.mark.parametrize("engine_class, picked", [(ReferenceEngine, PICKED), (ShiftedEngine, PICKED[:2])],
+                         ids=["reference", "shifted"])
+def test_the_threads_executor_gives_the_in_process_verdicts(engine_class, picked):
+    engine = engine_class()
+    threads = make("threads:2")
+    for case in (CASES[i] for i in picked):
+        local = run_case(case, engine, engine.info(), timeout=300, evaluator="auto", gracious=False)
+        spread = run_case(case, engine, engine.info(), timeout=300, evaluator="auto", gracious=False, executor=threads)
+        assert local.verdict == ("PASS" if engine_class is ReferenceEngine else "FAIL"), case.id
+        assert _summary(spread) == _summary(local), case.id
+
+
+def test_the_threads_executor_keeps_blank_nodes_and_refuses_a_count_below_one():
+    from rdflib import BNode
+
+    b = BNode("b")
+    stream = triple_stream((1, b, "p", "x"), (2, "a", "q", b))
+    r2r = R2R("SELECT ?s ?o WHERE { ?s <http://ex.org/p> ?x . ?o <http://ex.org/q> ?s }", stream, "oxigraph",
+              make("threads:2"))
+    r2r.prefetch([(0, 2), (0, 1)])
+    assert set(r2r._prefetched) == {(0, 2), (0, 1)}
+    assert [(r["s"], r["o"]) for r in r2r.evaluate((0, 2)).rows] == [(b, iri("a"))]  # shared across elements
+    assert r2r.evaluate((0, 1)).rows == ()
+    assert make("threads").workers >= 1
+    with pytest.raises(ExecutorError, match="give a thread count of 1 or more, like threads:2"):
+        make("threads:0")

@@ -1,0 +1,61 @@
+"""The streamed oracle path (oracle/streamed.py): the same window contents as SECRET's simulation and
+the same answers as the rdflib evaluator over them, while it reads the stream once and holds only the
+windows still open."""
+
+import pytest
+
+from conformance.generate import elements, stream
+from oracle.model import Element, Profile, StreamError, WindowSpec
+from oracle.r2r import R2R, same
+from oracle.secret import simulate
+from oracle.streamed import expected_windows
+from tests.streams import iri, num
+
+Q1 = """PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>
+SELECT ?sensor ?obs WHERE { ?obs om-owl:procedure ?sensor ; om-owl:result ?res .
+  ?res om-owl:floatValue ?value . FILTER(?value > 80) }"""
+PARAMS = dict(stations=4, interval=1000, duration=12000, seed=1430236906)
+
+
+@pytest.mark.parametrize("window, t0, boundary, close", [
+    (WindowSpec(5000, 5000), 0, "[o,c)", ">="),
+    (WindowSpec(5000, 1000), 250, "[o,c)", ">="),
+    (WindowSpec(3000, 2000), 700, "(o,c]", ">"),
+    (WindowSpec(3000, 2000), 0, "[o,c]", ">"),
+])
+def test_every_window_equals_rdflib_over_the_simulated_content(window, t0, boundary, close):
+    held = stream("yabench", **PARAMS)
+    profile = Profile(t0=t0, tick="time-driven", end_of_stream="flush", boundary=boundary, close=close)
+    triggers = simulate(held, window, profile, t0)
+    rdflib = R2R(Q1, held, "rdflib")
+    streamed = list(expected_windows(Q1, elements("yabench", **PARAMS), window, t0, boundary=boundary, close=close))
+    assert [(a.k, a.opening, a.closing) for a in streamed] == [(t.k, t.opening, t.closing) for t in triggers]
+    assert [a.elements for a in streamed] == [t.content[1] - t.content[0] for t in triggers]
+    assert sum(len(a.solutions) for a in streamed) > 0  # readings above 80 exist in this stream
+    for answer, trigger in zip(streamed, triggers):
+        assert same(rdflib.evaluate(trigger.content), answer.solutions), answer.k
+
+
+def test_it_reads_lazily_and_holds_only_the_open_windows():
+    read = []
+
+    def watched():
+        for element in elements("yabench", **PARAMS):
+            read.append(element.t)
+            yield element
+    for answer in expected_windows(Q1, watched(), WindowSpec(2000, 2000)):
+        # window k is answered when the first element past its close has been read, not later
+        assert read[-1] >= answer.closing or answer.k == max(0, (read[-1]) // 2000)
+        assert answer.buffered <= answer.elements + 1
+        assert not [t for t in read[:-1] if t >= answer.closing]
+
+
+def test_a_contradictory_boundary_and_close_are_refused_as_the_profile_refuses_them():
+    with pytest.raises(ValueError, match="use close '>' with this boundary"):
+        list(expected_windows(Q1, elements("yabench", **PARAMS), WindowSpec(3000, 3000), boundary="[o,c]"))
+
+
+def test_a_stream_going_back_in_time_is_refused_with_the_element():
+    back = [Element(5, ((iri("a"), iri("p"), num(1)),)), Element(3, ((iri("b"), iri("p"), num(2)),), source="x.nq")]
+    with pytest.raises(StreamError, match=r"element 1 \(x.nq\): timestamp 3 is earlier than the previous element's 5"):
+        list(expected_windows("SELECT * WHERE { ?s ?p ?o }", back, WindowSpec(10, 10)))
