@@ -9,7 +9,6 @@ Each observation is one event graph (an atomic stream element).
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
@@ -17,6 +16,7 @@ from typing import Iterator
 from rdflib import Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
+from conformance.bulk import cyclic_gc_paused
 from oracle.model import Element, Stream
 
 MASK48 = (1 << 48) - 1
@@ -255,15 +255,8 @@ def elements(model: str, event_graphs: bool = True, **params) -> Iterator[Elemen
 
 def stream(model: str, event_graphs: bool = True, **params) -> Stream:
     """A generated stream, held: every element of :func:`elements`."""
-    # millions of new tuples, none in a cycle: the cyclic collector would rescan them again and again
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        held = tuple(elements(model, event_graphs, **params))
-    finally:
-        if collecting:
-            gc.enable()
-    return Stream(held)
+    with cyclic_gc_paused():
+        return Stream(tuple(elements(model, event_graphs, **params)))
 
 
 def write(model: str, fmt: str, out, **params) -> int:

@@ -11,7 +11,7 @@ import re
 from rdflib import BNode, Literal, URIRef
 from rdflib.plugins.parsers.ntriples import unquote
 
-IRI = r"<([^<>\"{}|^`\\\s]*)>"
+IRI = r"<((?:[^<>\"{}|^`\\\s]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*)>"  # N-Triples' IRIREF, UCHAR escapes too
 BNODE = r"_:([A-Za-z0-9_][A-Za-z0-9_.\-]*)"
 LITERAL = r'"((?:[^"\\]|\\.)*)"(?:@([A-Za-z]+(?:-[A-Za-z0-9]+)*)|\^\^' + IRI + ")?"
 TERM = re.compile(r"\s*(?:" + IRI + "|" + BNODE + "|" + LITERAL + ")")

@@ -30,6 +30,8 @@ import rdflib
 from rdflib import Dataset, Graph, Literal, URIRef
 from rdflib.namespace import XSD
 
+from conformance import oxparse
+from conformance.bulk import in_bulk
 from conformance.ntriples import SyntaxProblem, parse_line
 from oracle.model import Element, Stream
 
@@ -147,32 +149,49 @@ def _time_value(obj, where: str) -> int:
     raise StreamInputError(f"{where}: timestamp {obj!r} is not an integer number of ms or an xsd:dateTime")
 
 
+@in_bulk
 def nquads(path: Path, static: Path | None = None) -> Stream:
-    """One named graph per element; ``<g> rspconf:time T`` (default graph) gives its timestamp."""
-    graphs: dict[Any, list] = {}
-    times: dict[Any, tuple[int, int]] = {}
-    order: list[Any] = []
+    """One named graph per element; ``<g> rspconf:time T`` (default graph) gives its timestamp.  Parsed
+    by Oxigraph in one pass (:mod:`conformance.oxparse`; N-Quads has one statement a line, so each
+    statement keeps its line), or by the strict line reader where Oxigraph refuses the file."""
+    data = Path(path).read_bytes()
+    read = oxparse.quads(data, "nq")
+    numbers = oxparse.statement_lines(data) if read is not None else []
+    if read is None or len(numbers) != len(read):
+        return _nquads_statements(path, _lines_read_one_by_one(path), static)
+    return _nquads_statements(path, zip(numbers, read), static)
+
+
+def _lines_read_one_by_one(path: Path):
+    """(line number, terms) of each statement, by the strict line reader (it names a bad line)."""
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             try:
                 terms = parse_line(line)
             except SyntaxProblem as exc:
                 raise StreamInputError(f"{path}:{lineno}: {exc}") from exc
-            if terms is None:
-                continue
-            if len(terms) == 3 or terms[3] is None:
-                s, p, o = terms[:3]
-                if p in (TIME, GENERATED_AT):
-                    times[s] = (_time_value(o, f"{path}:{lineno}"), lineno)
-                    if s not in graphs:
-                        graphs[s] = []
-                        order.append(s)
-                continue
-            s, p, o, g = terms
-            if g not in graphs:
-                graphs[g] = []
-                order.append(g)
-            graphs[g].append((s, p, o))
+            if terms is not None:
+                yield lineno, terms
+
+
+def _nquads_statements(path: Path, statements, static: Path | None) -> Stream:
+    graphs: dict[Any, list] = {}
+    times: dict[Any, tuple[int, int]] = {}
+    order: list[Any] = []
+    for lineno, terms in statements:
+        if len(terms) == 3 or terms[3] is None:
+            s, p, o = terms[:3]
+            if p in (TIME, GENERATED_AT):
+                times[s] = (_time_value(o, f"{path}:{lineno}"), lineno)
+                if s not in graphs:
+                    graphs[s] = []
+                    order.append(s)
+            continue
+        s, p, o, g = terms
+        if g not in graphs:
+            graphs[g] = []
+            order.append(g)
+        graphs[g].append((s, p, o))
     return _graph_elements(order, graphs, times, path, static)
 
 
@@ -187,43 +206,82 @@ def _graph_elements(order, graphs, times, path, static) -> Stream:
     return _stream(elements, _static(static), str(path))
 
 
+PREFIX_DECLARATION = re.compile(r"(?:@prefix|PREFIX)\s+([A-Za-z][\w.-]*)?:\s*<([^<>\s]*)>", re.IGNORECASE)
+GRAPH_LABEL = re.compile(r"<[^<>\s]+>|[A-Za-z][\w.-]*:[\w.-]*|:[\w.-]*")  # the last token before a '{'
+
+
+def _graph_labels(text: str):
+    """(label, offset) of each graph block: the token right before each '{' (found by str.find, so the
+    scan stays linear in the file's length)."""
+    at = text.find("{")
+    while at != -1:
+        head = text[max(0, at - 2048):at].rstrip()
+        label = head.rsplit(None, 1)[-1] if head else ""
+        if GRAPH_LABEL.fullmatch(label):
+            yield label, at - (len(text[max(0, at - 2048):at]) - len(head)) - len(label)
+        at = text.find("{", at + 1)
+
+
+@in_bulk
 def trig(path: Path, static: Path | None = None) -> Stream:
-    """TriG with one named graph per element, in the order the graphs appear in the file."""
-    ds = Dataset()
-    try:
-        with literals_as_written():
-            ds.parse(path, format="trig")
-    except Exception as exc:
-        raise StreamInputError(f"{path}: not valid TriG: {exc}") from exc
-    text = Path(path).read_text(encoding="utf-8")
-    nm = ds.namespace_manager
-    positions: list[tuple[int, Any]] = []
-    for m in re.finditer(r"(?:GRAPH\s+)?(<[^>\s]+>|[A-Za-z][\w.-]*:[\w.-]*|:[\w.-]*)\s*\{", text):
-        label = m.group(1)
+    """TriG with one named graph per element, in the order the graphs appear in the file.  Parsed by
+    Oxigraph in one pass (:mod:`conformance.oxparse`), or by rdflib where Oxigraph refuses the file
+    (e.g. relative IRIs, which rdflib resolves against the file)."""
+    data = Path(path).read_bytes()
+    text = data.decode("utf-8", errors="replace")
+    read = oxparse.quads(data, "trig")
+    if read is not None:
+        prefixes = {m.group(1) or "": m.group(2) for m in PREFIX_DECLARATION.finditer(text)}
+
+        def expand(label: str) -> URIRef:
+            prefix, _, local = label.partition(":")
+            return URIRef(prefixes[prefix] + local)
+        default = [(s, p, o) for s, p, o, g in read if g is None]
+        named: dict[Any, list] = {}
+        for s, p, o, g in read:
+            if g is not None:
+                named.setdefault(g, []).append((s, p, o))
+
+        def contents(name):
+            return named.get(name, [])
+    else:
+        ds = Dataset()
         try:
-            name = URIRef(label[1:-1]) if label.startswith("<") else nm.expand_curie(label)
+            with literals_as_written():
+                ds.parse(path, format="trig")
+        except Exception as exc:
+            raise StreamInputError(f"{path}: not valid TriG: {exc}") from exc
+        expand, default = ds.namespace_manager.expand_curie, list(ds.default_context)
+
+        def contents(name):
+            return list(ds.graph(name))
+    first_line: dict[Any, int] = {}
+    names: list[Any] = []
+    line, counted = 1, 0
+    for label, offset in _graph_labels(text):
+        try:
+            name = URIRef(label[1:-1]) if label.startswith("<") else expand(label)
         except Exception:
             continue
-        positions.append((text.count("\n", 0, m.start()) + 1, name))
-    graphs, times, order = {}, {}, []
-    default = ds.default_context
-    for s, p, o in default:
-        if p in (TIME, GENERATED_AT):
-            line = next((ln for ln, n in positions if n == s), 0)
-            times[s] = (_time_value(o, f"{path}"), line)
-    for _, name in positions:
-        if name not in graphs:
-            graphs[name] = list(ds.graph(name))
-            order.append(name)
-    return _graph_elements(order, graphs, times, path, static)
+        line += text.count("\n", counted, offset)  # from the last label on: one pass over the text
+        counted = offset
+        if name not in first_line:
+            first_line[name] = line
+            names.append(name)
+    times = {s: (_time_value(o, f"{path}"), first_line.get(s, 0)) for s, p, o in default if p in (TIME, GENERATED_AT)}
+    graphs = {name: contents(name) for name in names}
+    return _graph_elements(names, graphs, times, path, static)
 
 
 YABENCH_LINE = re.compile(r'^(.*)\s+"(-?\d+)"(?:\^\^<[^>]*>)?\s*\.\s*$')
 
 
+@in_bulk
 def yabench(path: Path, static: Path | None = None) -> Stream:
-    """YABench's temporal N-Triples: ``<s> <p> <o> "T" .``, one triple element per line."""
-    elements = []
+    """YABench's temporal N-Triples: ``<s> <p> <o> "T" .``, one triple element per line.  The triples
+    are parsed by Oxigraph in one pass (:mod:`conformance.oxparse`); where it refuses a line, or the file
+    holds what it reads differently, the strict line reader reads the file and names the line."""
+    lines, times, numbers = [], [], []
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip() or line.lstrip().startswith("#"):
@@ -231,11 +289,25 @@ def yabench(path: Path, static: Path | None = None) -> Stream:
             m = YABENCH_LINE.match(line.rstrip("\n"))
             if not m:
                 raise StreamInputError(f"{path}:{lineno}: expected '<s> <p> <o> \"T\" .' with T in ms")
-            try:
-                terms = parse_line(m.group(1) + " .", max_terms=3)
-            except SyntaxProblem as exc:
-                raise StreamInputError(f"{path}:{lineno}: {exc}") from exc
-            elements.append(Element(int(m.group(2)), (terms,), source=f"{path}:{lineno}"))
+            lines.append(m.group(1) + " .\n")
+            times.append(int(m.group(2)))
+            numbers.append(lineno)
+    triples = oxparse.triples("".join(lines).encode(), "nt")
+    if triples is None:
+        return _yabench_line_by_line(path, lines, times, numbers, static)
+    where = str(path)
+    elements = [Element(t, (triple,), source=f"{where}:{n}") for t, triple, n in zip(times, triples, numbers)]
+    return _stream(elements, _static(static), where)
+
+
+def _yabench_line_by_line(path, lines, times, numbers, static) -> Stream:
+    elements = []
+    for line, t, lineno in zip(lines, times, numbers):
+        try:
+            terms = parse_line(line, max_terms=3)
+        except SyntaxProblem as exc:
+            raise StreamInputError(f"{path}:{lineno}: {exc}") from exc
+        elements.append(Element(t, (terms,), source=f"{path}:{lineno}"))
     return _stream(elements, _static(static), str(path))
 
 
