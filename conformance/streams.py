@@ -112,12 +112,7 @@ def csrbench(directory: Path, interval: int = 1000, event_graph: bool = False, s
     elements: list[Element] = []
     for path in files:
         n = int(re.findall(r"\d+", path.stem)[-1])
-        g = Graph()
-        try:
-            with literals_as_written():
-                g.parse(path, format="turtle")
-        except Exception as exc:
-            raise StreamInputError(f"{path}: not valid Turtle: {exc}") from exc
+        g = _parsed(Graph(), path, "turtle", "not valid Turtle")
         elements += elements_of(n * interval, g, event_graph, batch=n, source=str(path))
     return _stream(elements, _static(static), str(directory))
 
@@ -125,13 +120,17 @@ def csrbench(directory: Path, interval: int = 1000, event_graph: bool = False, s
 def _static(path: Path | None) -> tuple:
     if path is None:
         return ()
-    g = Graph()
+    return _sorted(_parsed(Graph(), path, None, "cannot read static data"))
+
+
+def _parsed(graph, path: Path, fmt: str | None, problem: str):
+    """``graph`` with the file parsed into it by rdflib, literals as written; a failure names the file."""
     try:
         with literals_as_written():
-            g.parse(path)
+            graph.parse(path, format=fmt)
     except Exception as exc:
-        raise StreamInputError(f"{path}: cannot read static data: {exc}") from exc
-    return _sorted(g)
+        raise StreamInputError(f"{path}: {problem}: {exc}") from exc
+    return graph
 
 
 def _time_value(obj, where: str) -> int:
@@ -245,12 +244,7 @@ def trig(path: Path, static: Path | None = None) -> Stream:
         def contents(name):
             return named.get(name, [])
     else:
-        ds = Dataset()
-        try:
-            with literals_as_written():
-                ds.parse(path, format="trig")
-        except Exception as exc:
-            raise StreamInputError(f"{path}: not valid TriG: {exc}") from exc
+        ds = _parsed(Dataset(), path, "trig", "not valid TriG")
         expand, default = ds.namespace_manager.expand_curie, list(ds.default_context)
 
         def contents(name):
