@@ -81,6 +81,7 @@ class SparkExecutor:
                            .config("spark.ui.enabled", "false")
                            .config("spark.ui.showConsoleProgress", "false").getOrCreate())
             self._spark.sparkContext.setLogLevel("ERROR")
+            _ship_oracle(self._spark.sparkContext)
         return self._spark
 
     def answers(self, r2r, contents: list[tuple[int, int]]) -> dict:
@@ -111,6 +112,25 @@ class SparkExecutor:
         result = dict(pairs.mapValues(evaluate).collect())
         empty = evaluate_window(job.value, [])  # a content with no element: static data only
         return {contents[k]: result.get(k, empty) for k in range(len(contents))}
+
+
+def _ship_oracle(sc) -> None:
+    """Send this process's ``oracle`` package to the Python workers: on a cluster they start elsewhere
+    (a standalone worker's directory) and may not import the kit, or may import another copy of it."""
+    import atexit
+    import shutil
+    import tempfile
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent
+    folder = tempfile.mkdtemp(prefix="rspconf-oracle-")
+    atexit.register(shutil.rmtree, folder, True)
+    archive = Path(folder) / "oracle.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for source in sorted(root.glob("*.py")):
+            zipped.write(source, f"oracle/{source.name}")
+    sc.addPyFile(str(archive))
 
 
 def evaluate_window(job: tuple, parts) -> dict:
