@@ -12,7 +12,7 @@ Literals stay as written: Oxigraph's parser does not normalise lexical forms (it
 
 from __future__ import annotations
 
-from rdflib import BNode, Literal, URIRef
+from oracle.evaluators import from_plain, plain
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 FORMATS = {"nt": "N_TRIPLES", "nq": "N_QUADS", "trig": "TRIG"}
@@ -30,7 +30,7 @@ def quads(data: bytes, fmt: str) -> list[tuple] | None:
     def term(t):
         found = memo.get(t)
         if found is None:
-            found = memo[t] = _rdflib(t, ox)
+            found = memo[t] = from_plain(plain(t))  # the oracle's conversion of Oxigraph's answers
         return found
     try:
         parsed = ox.parse(data, format=getattr(ox.RdfFormat, FORMATS[fmt]))
@@ -50,16 +50,3 @@ def statement_lines(data: bytes) -> list[int]:
     """The line number of each statement of a line-based document (N-Triples, N-Quads: one statement a
     line; blank lines and comment lines hold none)."""
     return [n for n, line in enumerate(data.split(b"\n"), 1) if line.strip() and not line.lstrip().startswith(b"#")]
-
-
-def _rdflib(t, ox):
-    if isinstance(t, ox.NamedNode):
-        return URIRef(t.value)
-    if isinstance(t, ox.BlankNode):
-        return BNode(t.value)
-    if isinstance(t, ox.Literal):
-        if t.language:
-            return Literal(t.value, lang=t.language, normalize=False)
-        datatype = t.datatype.value
-        return Literal(t.value, datatype=None if datatype == XSD_STRING else URIRef(datatype), normalize=False)
-    raise TypeError(f"not an RDF term: {t!r}")  # RDF-star quoted triples: not in the model

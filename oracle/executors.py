@@ -135,13 +135,8 @@ def _ship_oracle(sc) -> None:
 
 def evaluate_window(job: tuple, parts) -> dict:
     """In a Spark task: one window's text into a fresh pyoxigraph store, and the query's plain answer."""
-    import pyoxigraph as ox
-
     from oracle.evaluators import answer
+    from oracle.held import fill
 
     text, unsliced, form, static = job
-    store = ox.Store()
-    body = static + b"".join(t for _, t in sorted(parts))
-    if body:
-        store.load(body, format=ox.RdfFormat.N_TRIPLES, lenient=True)
-    return answer(store, text, unsliced, form)
+    return answer(fill([static] + [t for _, t in sorted(parts)]), text, unsliced, form)

@@ -56,6 +56,15 @@ class Element:
         return self.t if self.batch is None else self.batch
 
 
+def check_order(index: int, element: Element, previous: int | None) -> None:
+    """Refuse element ``index`` if it is stamped before the element read just before it (``previous``)."""
+    if previous is not None and element.t < previous:
+        raise StreamError(
+            f"element {index} ({element.source or 'inline'}): timestamp {element.t} is earlier "
+            f"than the previous element's {previous}; streams must be in non-decreasing "
+            "application time — sort the input or fix its timestamps")
+
+
 @dataclass(frozen=True)
 class Stream:
     """Elements ordered by non-decreasing application time, plus an optional static graph."""
@@ -69,11 +78,7 @@ class Stream:
             if not isinstance(element.t, int) or isinstance(element.t, bool):
                 raise StreamError(f"element {index} ({element.source or 'inline'}): timestamp "
                                   f"{element.t!r} is not an integer number of milliseconds")
-            if previous is not None and element.t < previous:
-                raise StreamError(
-                    f"element {index} ({element.source or 'inline'}): timestamp {element.t} is earlier "
-                    f"than the previous element's {previous}; streams must be in non-decreasing "
-                    "application time — sort the input or fix its timestamps")
+            check_order(index, element, previous)
             previous = element.t
 
     @property

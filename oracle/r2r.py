@@ -100,16 +100,6 @@ def _order_vars(algebra: CompValue) -> tuple[str, ...] | None:
     return None
 
 
-def _has(node: Any, name: str) -> bool:
-    if isinstance(node, CompValue):
-        if node.name == name:
-            return True
-        return any(_has(v, name) for v in node.values())
-    if isinstance(node, (list, tuple)):
-        return any(_has(v, name) for v in node)
-    return False
-
-
 ARITHMETIC = {"AdditiveExpression", "MultiplicativeExpression", "Aggregate_Avg", "Aggregate_Sum"}
 
 
@@ -172,16 +162,17 @@ class R2R:
         self.form = self.query.algebra.name  # SelectQuery, ConstructQuery, AskQuery, DescribeQuery
         if self.form not in ("SelectQuery", "ConstructQuery", "AskQuery"):
             raise QueryError(f"unsupported query form {self.form}: use SELECT, CONSTRUCT or ASK")
-        self.ordered = self.form == "SelectQuery" and _has(self.query.algebra, "OrderBy")
+        names = _names(self.query.algebra)
+        self.ordered = self.form == "SelectQuery" and "OrderBy" in names
         self.order_vars = _order_vars(self.query.algebra) if self.ordered else None
-        self.distinct = self.form == "SelectQuery" and _has(self.query.algebra, "Distinct")
+        self.distinct = self.form == "SelectQuery" and "Distinct" in names
         self.unsliced = self._unsliced() if self.order_vars else None
         self._cache: dict[tuple[int, int], Solutions] = {}
         self.evaluations = 0
         wanted: set = set()
         self.relevant = wanted if _predicates(self.query.algebra, wanted) else None
         joinorder.mark(self.query.algebra)
-        self.operators = _names(self.query.algebra) & ARITHMETIC
+        self.operators = names & ARITHMETIC
         self.oxigraph = Oxigraph(query) if evaluator != "rdflib" else None
         self.executor = executor  # None: in process; else e.g. oracle.executors.SparkExecutor
         self._prefetched: dict = {}  # content → Oxigraph's plain answer, from the executor

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from oracle.held import HeldStream, fill
-from oracle.model import Element, Profile, Stream, StreamError, Triple, WindowSpec
+from oracle.model import Element, Profile, Stream, Triple, WindowSpec, check_order
 from oracle.r2r import R2R, Solutions
 from oracle.scope import Scope
 
@@ -69,10 +69,7 @@ def expected_windows(query: str, elements: Iterable[Element], window: WindowSpec
                             solutions, buffered)
 
     for index, element in enumerate(elements):
-        if last is not None and element.t < last:
-            raise StreamError(f"element {index} ({element.source or 'inline'}): timestamp {element.t} is "
-                              f"earlier than the previous element's {last}; streams must be in "
-                              "non-decreasing application time")
+        check_order(index, element, last)
         last = element.t
         while closed(k, element.t):
             yield answer(k)
