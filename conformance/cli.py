@@ -1,5 +1,6 @@
 """``rspconf``: the kit's command line (lint the corpus, generate streams, run the Spark engine, check an
-adapter, reproduce CSRBench's Table 2, list engines).
+adapter, reproduce CSRBench's Table 2, list engines; summarize, diff and combine run reports into a
+matrix site, and write EARL).
 
 The conformance run itself is pytest: ``pytest conformance/ --engine NAME``.
 """
@@ -316,6 +317,87 @@ def engines(args) -> int:
     return 0
 
 
+def _width() -> int | None:
+    import shutil
+
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+
+
+def summary(args) -> int:
+    from conformance import diff as diff_mod
+    from conformance import runs, summary as summary_mod
+
+    gathered = runs.gather(args.reports)
+    if not gathered:
+        return _usage(f"no run report in {', '.join(args.reports)}")
+    print(summary_mod.render(gathered, args.format, args.show, _width() if args.format == "terminal" else None), end="")
+    if args.fail_on == "fail":
+        why = summary_mod.failing(gathered)
+        for line in why:
+            print(f"fail-on fail: {line}", file=sys.stderr)
+        return 1 if why else 0
+    if args.fail_on == "regression":
+        if not args.base:
+            return _usage("--fail-on regression needs --base BASE (the report or matrix.json to compare with)")
+        if len(args.reports) != 1:
+            return _usage("--fail-on regression compares one report (or matrix) with --base; give one")
+        d = diff_mod.compare(Path(args.base), Path(args.reports[0]))
+        return 1 if diff_mod.regressed(d) else 0
+    return 0
+
+
+def diff(args) -> int:
+    from conformance import diff as diff_mod
+
+    d = diff_mod.compare(Path(args.base), Path(args.head))
+    print(diff_mod.render(d, args.format, args.show, _width() if args.format == "terminal" else None), end="")
+    return 1 if args.fail_on_regression and diff_mod.regressed(d) else 0
+
+
+def earl(args) -> int:
+    from conformance import earl as earl_mod
+    from conformance import runs
+
+    gathered = runs.gather(args.reports)
+    if not gathered:
+        return _usage(f"no run report in {', '.join(args.reports)}")
+    try:
+        fmt = earl_mod.write(gathered, Path(args.output))
+    except ValueError as exc:
+        return _usage(str(exc))
+    print(f"wrote {args.output} ({fmt}): {sum(len(r.cases) for r in gathered)} assertions for {len(gathered)} run(s)")
+    return 0
+
+
+def matrix_run(args) -> int:
+    from conformance import matrixrun
+
+    return matrixrun.run(Path(args.config), Path(args.out), args.date)
+
+
+def matrix_combine(args) -> int:
+    from conformance import runs, site
+
+    gathered = runs.gather(args.reports)
+    chosen, ids, notes = runs.align(gathered, args.align, args.keep_latest, args.allow_incomplete)
+    doc = runs.matrix(chosen, ids, notes)
+    runs.validate_matrix(doc)
+    history = runs.gather(args.history) if args.history else []
+    seen = {str(r.path.resolve()) for r in history}
+    history += [r for r in chosen if str(r.path.resolve()) not in seen]
+    written = site.build(doc, chosen, history, Path(args.output))
+    for note in notes:
+        print(f"note: {note}")
+    print(f"wrote {args.output}: matrix of {len(chosen)} runs × {len(ids)} cases, {written['cases']} case pages, "
+          f"{written['engines']} engine pages, {written['diffs']} engine diffs; open {Path(args.output) / 'index.html'}")
+    return 0
+
+
+def _usage(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rspconf", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -376,8 +458,54 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("engines", help="list the engines --engine accepts")
     p.set_defaults(func=engines)
 
+    p = sub.add_parser("summary", help="run reports as a table, worst first (terminal, markdown, json)")
+    p.add_argument("reports", nargs="+", help="report files, or folders holding them")
+    p.add_argument("--format", choices=["terminal", "markdown", "json"], default="terminal")
+    p.add_argument("--show", choices=["all", "failures"], default="all")
+    p.add_argument("--fail-on", choices=["fail", "regression"], default=None,
+                   help="exit 1 on an unexpected FAIL/ERROR/TIMEOUT or an incomplete run (fail), or on a "
+                        "regression against --base (regression)")
+    p.add_argument("--base", default=None, help="the report or matrix.json to compare with (--fail-on regression)")
+    p.set_defaults(func=summary)
+
+    p = sub.add_parser("diff", help="what changed between two runs (or two matrices): regressions first")
+    p.add_argument("base", help="run report or matrix.json")
+    p.add_argument("head", help="run report or matrix.json")
+    p.add_argument("--format", choices=["terminal", "markdown", "json"], default="terminal")
+    p.add_argument("--show", choices=["changes", "all"], default="changes")
+    p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a case regressed")
+    p.set_defaults(func=diff)
+
+    p = sub.add_parser("earl", help="a W3C EARL implementation report (Turtle or JSON-LD) from run reports")
+    p.add_argument("reports", nargs="+", help="report files, or folders holding them")
+    p.add_argument("-o", "--output", required=True, help="earl.ttl (Turtle) or earl.jsonld (JSON-LD)")
+    p.set_defaults(func=earl)
+
+    p = sub.add_parser("matrix", help="run engines one after another, and combine runs into a static site")
+    matrix_sub = p.add_subparsers(dest="matrix_command", required=True)
+    p = matrix_sub.add_parser("run", help="run every engine of a config with --report (docs/matrix.md)")
+    p.add_argument("config", help="the matrix config (e.g. docs/examples/matrix.yaml)")
+    p.add_argument("--out", default="runs", help="history folder; reports go to OUT/<date>/<name>.json")
+    p.add_argument("--date", default=None, help="the folder name under OUT (default: today)")
+    p.set_defaults(func=matrix_run)
+    p = matrix_sub.add_parser("combine", help="combine aligned runs into matrix.json and a static site")
+    p.add_argument("reports", nargs="+", help="the runs of this matrix: report files or folders (e.g. runs/2026-11-24)")
+    p.add_argument("-o", "--output", required=True, help="the site folder")
+    p.add_argument("--align", choices=["exact", "intersect", "union"], default="exact",
+                   help="exact (default): same corpus commit and cases; intersect: the shared cases; union: all")
+    p.add_argument("--keep-latest", action="store_true", help="two runs of one engine and version: keep the latest")
+    p.add_argument("--allow-incomplete", action="store_true", help="show an incomplete run (marked) instead of refusing")
+    p.add_argument("--history", nargs="*", default=[], help="stored runs for the trends and diffs (e.g. runs/)")
+    p.set_defaults(func=matrix_combine)
+
     args = parser.parse_args(argv)
-    return args.func(args)
+    from conformance.matrixrun import ConfigError
+    from conformance.runs import NotAligned, ReportError
+
+    try:
+        return args.func(args)
+    except (ReportError, NotAligned, ConfigError) as exc:
+        return _usage(str(exc))
 
 
 if __name__ == "__main__":

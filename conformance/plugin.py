@@ -33,6 +33,8 @@ def pytest_addoption(parser):
                     help=f"folder holding third-party data (default: ${datapaths.ENV}, else ../shared/data)")
     group.addoption("--cases", default=None, help="corpus folder (default: the kit's cases/)")
     group.addoption("--report", default=None, metavar="PATH", help="write the JSON run report here")
+    group.addoption("--label", action="append", default=[], metavar="LABEL",
+                    help="a label stored in the report's run (e.g. nightly); repeatable")
     group.addoption("--case-timeout", type=float, default=300.0, help="seconds per engine call (default 300)")
     group.addoption("--smoke", action="store_true", help="run only the smoke subset")
     group.addoption("--no-gracious", action="store_true", help="skip gracious-mode window reconstruction")
@@ -278,6 +280,7 @@ def rspconf_outcome(request, rspconf_case):
     known = expectations.lookup(session.known(), rspconf_case)
     data["expected_verdict"] = known["verdict"] if known else None
     data["expectation_reason"] = known["reason"] if known else None
+    data["expectation_link"] = known.get("link") if known else None
     request.node.user_properties.append((KEY, json.dumps(data)))
     if result.verdict in ("ERROR", "TIMEOUT"):
         pytest.fail(f"{result.verdict}: {result.reason}" + (f"\n{result.error}" if result.error else ""),
@@ -359,6 +362,7 @@ def pytest_sessionfinish(session, exitstatus):
             state.engine()
         except pytest.UsageError:
             return  # no engine, no report: the stale one was removed at start
-    run = report.completeness(report.run_info(state.info, state.options), state.selected, len(cases),
+    run = report.completeness(report.run_info(state.info, state.options, config.getoption("--label")),
+                              state.selected, len(cases),
                               _ended_early(session, exitstatus))
     report.write(Path(path), report.document(run, cases))

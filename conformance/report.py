@@ -36,7 +36,7 @@ def corpus_commit() -> str | None:
         return None
 
 
-def run_info(info, options: dict) -> dict:
+def run_info(info, options: dict, labels: list[str] = ()) -> dict:
     root = datapaths.data_root()
     return {
         "kit_version": _package_version("rspconf") or "0+source",
@@ -48,6 +48,7 @@ def run_info(info, options: dict) -> dict:
         "spark": _package_version("pyspark"),
         "data_root": str(root) if root else None,
         "started": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "labels": sorted(set(labels)),
     }
 
 

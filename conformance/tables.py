@@ -1,0 +1,29 @@
+"""Plain tables for the terminal and for Markdown (a CI job summary), from the same rows."""
+
+from __future__ import annotations
+
+
+def fmt_ratio(x) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def _md_cell(value) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def render(headers: list[str], rows: list[list], fmt: str, width: int | None = None) -> str:
+    """``fmt`` terminal: aligned columns, the last one cut at ``width`` (None: whole); markdown: a
+    GitHub table."""
+    rows = [[str(v) for v in r] for r in rows]
+    if fmt == "markdown":
+        out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+        out += ["| " + " | ".join(_md_cell(v) for v in r) + " |" for r in rows]
+        return "\n".join(out)
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    widths[-1] = len(headers[-1])
+
+    def line(values):
+        text = "  ".join(v.ljust(w) for v, w in zip(values[:-1], widths)) + "  " + values[-1]
+        return text if width is None else text[:width]
+    return "\n".join([line(headers), line(["-" * w for w in widths[:-1]] + ["-" * len(headers[-1])])]
+                     + [line(r) for r in rows])
