@@ -34,8 +34,7 @@ def _env():
     except ImportError:
         raise SystemExit("the site needs Jinja2: python3 -m pip install -e '.[report]'") from None
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")),
-                             autoescape=True, trim_blocks=True, lstrip_blocks=True,
-                             undefined=jinja2.StrictUndefined)
+                             autoescape=True, trim_blocks=True, lstrip_blocks=True)  # optional report fields may be absent
     env.filters["slug"] = slug
     env.filters["ratio"] = lambda x: "-" if x is None else f"{x:.2f}"
     env.globals["colours"] = svg.VERDICT_COLOURS

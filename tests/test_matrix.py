@@ -1,0 +1,233 @@
+"""Run reports read back: alignment, the matrix document, summary, diff, EARL and the site's files, on
+hand-made reports whose expected outcomes are worked out by hand below."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from rdflib import Graph
+from rdflib.namespace import RDF
+
+from conformance import diff, earl, runs, site, summary
+from conformance.cli import main
+from tests import reportmaker as rm
+
+SECOND = "2026-11-25T01:00:00+00:00"
+
+
+def two_engines(tmp_path, cases_b=None, commit_b="c" * 40):
+    a = rm.write(tmp_path / "a.json", "alpha", "1.0", [rm.case("fam1.x", "PASS"), rm.case("fam1.y", "FAIL", recall=0.5),
+                                                       rm.case("fam2.z", "UNSUPPORTED", level="should")])
+    b = rm.write(tmp_path / "b.json", "beta", "2.0", cases_b or [rm.case("fam1.x", "PASS"), rm.case("fam1.y", "PASS"),
+                                                                 rm.case("fam2.z", "ERROR", level="should")],
+                 commit=commit_b)
+    return a, b
+
+
+def test_exact_alignment_refuses_different_case_sets_naming_the_cases(tmp_path):
+    a, b = two_engines(tmp_path, cases_b=[rm.case("fam1.x", "PASS"), rm.case("fam3.w", "PASS")])
+    with pytest.raises(runs.NotAligned) as err:
+        runs.align(runs.gather([a, b]))
+    text = str(err.value)
+    assert "alpha@1.0 lacks 1: fam3.w" in text and "beta@2.0 lacks 2: fam1.y, fam2.z" in text
+    assert "--align intersect" in text
+    chosen, ids, notes = runs.align(runs.gather([a, b]), "intersect")
+    assert ids == ["fam1.x"] and "dropped 3" in notes[0]  # 4 distinct cases, 1 shared
+    chosen, ids, notes = runs.align(runs.gather([a, b]), "union")
+    doc = runs.matrix(chosen, ids, notes)
+    assert doc["cells"]["beta@2.0"]["fam1.y"] is None and doc["cells"]["alpha@1.0"]["fam3.w"] is None
+
+
+def test_exact_alignment_refuses_different_corpus_commits(tmp_path):
+    a, b = two_engines(tmp_path, commit_b="d" * 40)
+    with pytest.raises(runs.NotAligned, match="different corpus commits"):
+        runs.align(runs.gather([a, b]))
+
+
+def test_a_second_run_of_one_engine_version_is_refused_unless_keep_latest(tmp_path):
+    old = rm.write(tmp_path / "old.json", "alpha", "1.0", [rm.case("fam1.x", "FAIL")])
+    new = rm.write(tmp_path / "new.json", "alpha", "1.0", [rm.case("fam1.x", "PASS")], started=SECOND)
+    with pytest.raises(runs.NotAligned, match="alpha@1.0 has 2 runs"):
+        runs.align(runs.gather([new, old]))
+    chosen, ids, notes = runs.align(runs.gather([new, old]), keep_latest=True)
+    assert [r.path for r in chosen] == [new] and "kept the latest" in notes[0]
+
+
+def test_an_incomplete_run_is_refused_or_shown_marked(tmp_path):
+    a = rm.write(tmp_path / "a.json", "alpha", "1.0", [rm.case("fam1.x", "PASS")], complete=False)
+    with pytest.raises(runs.NotAligned, match="incomplete"):
+        runs.align(runs.gather([a]))
+    chosen, ids, notes = runs.align(runs.gather([a]), allow_incomplete=True)
+    doc = runs.matrix(chosen, ids, notes)
+    assert doc["runs"][0]["complete"] is False and "INCOMPLETE" in notes[0]
+
+
+def test_matrix_document_validates_and_is_deterministic(tmp_path):
+    a, b = two_engines(tmp_path)
+    docs = [runs.matrix(*runs.align(runs.gather([b, a]))) for _ in range(2)]
+    schema = json.loads(runs.MATRIX_SCHEMA.read_text())
+    jsonschema.validate(docs[0], schema)
+    assert json.dumps(docs[0], sort_keys=True) == json.dumps(docs[1], sort_keys=True)
+    assert [r["key"] for r in docs[0]["runs"]] == ["alpha@1.0", "beta@2.0"]  # same start: by engine name
+    assert docs[0]["cells"]["alpha@1.0"]["fam1.y"]["mean_recall"] == 0.5
+    bad = dict(docs[0], cells={"alpha@1.0": {"fam1.x": {"verdict": "MAYBE", "reason": "", "windows": 0}}})
+    with pytest.raises(runs.ReportError, match="MAYBE"):
+        runs.validate_matrix(bad)
+
+
+def test_summary_is_worst_first_and_fail_on_counts_only_unexpected(tmp_path):
+    path = rm.write(tmp_path / "r.json", "alpha", "1.0", [
+        rm.case("p", "PASS"), rm.case("f-half", "FAIL", recall=0.5), rm.case("f-low", "FAIL", recall=0.25),
+        rm.case("e", "ERROR"), rm.case("u", "UNSUPPORTED"), rm.case("t", "TIMEOUT")])
+    run = runs.gather([path])
+    assert [c["id"] for c in summary.rows(run[0], "all")] == ["e", "t", "f-low", "f-half", "u", "p"]
+    assert [c["id"] for c in summary.rows(run[0], "failures")] == ["e", "t", "f-low", "f-half"]
+    assert summary.failing(run) == ["alpha@1.0: e ERROR", "alpha@1.0: t TIMEOUT", "alpha@1.0: f-low FAIL",
+                                    "alpha@1.0: f-half FAIL"]
+    known = rm.write(tmp_path / "k.json", "alpha", "1.0", [rm.case("p", "PASS"), rm.case("f", "FAIL", expected="FAIL")])
+    assert summary.failing(runs.gather([known])) == []
+    md = summary.render(runs.gather([known]), "markdown")
+    assert "| case | verdict | windows | P | R | reason |" in md and "| f | FAIL* | 0/2 |" in md
+
+
+def test_diff_classifies_hand_made_pairs(tmp_path):
+    base = rm.write(tmp_path / "base.json", "alpha", "1.0", [
+        rm.case("a", "PASS"), rm.case("b", "FAIL", recall=0.5), rm.case("c", "FAIL", recall=0.5),
+        rm.case("d", "FAIL", recall=0.75), rm.case("e", "PASS"), rm.case("f", "FAIL"), rm.case("g", "UNSUPPORTED"),
+        rm.case("h", "PASS"), rm.case("i", "PASS")])
+    head = rm.write(tmp_path / "head.json", "alpha", "1.1", [
+        rm.case("a", "FAIL", recall=0.5), rm.case("b", "PASS"), rm.case("c", "FAIL", recall=0.75),
+        rm.case("d", "FAIL", recall=0.5), rm.case("e", "PASS"), rm.case("f", "ERROR"), rm.case("g", "PASS"),
+        rm.case("h", "UNSUPPORTED"), rm.case("j", "PASS")], started=SECOND)
+    d = diff.compare(base, head)
+    got = {e["case"]: e["change"] for e in d["entries"]}
+    assert got == {"a": "regressed", "b": "improved", "c": "improved", "d": "regressed", "e": "unchanged",
+                   "f": "changed", "g": "improved", "h": "regressed", "i": "removed", "j": "added"}
+    assert d["counts"] == {"regressed": 3, "changed": 1, "improved": 3, "added": 1, "removed": 1, "unchanged": 1}
+    assert [e["change"] for e in d["entries"]][:3] == ["regressed"] * 3  # regressions first
+    assert next(e for e in d["entries"] if e["case"] == "c")["delta_recall"] == pytest.approx(0.25)
+    assert diff.regressed(d) and not diff.regressed(diff.compare(base, base))
+
+
+def test_diff_of_two_matrices_is_per_engine_and_case(tmp_path):
+    a, b = two_engines(tmp_path)
+    m1 = tmp_path / "m1.json"
+    m1.write_text(json.dumps(runs.matrix(*runs.align(runs.gather([a, b])))))
+    a2 = rm.write(tmp_path / "a2.json", "alpha", "1.1", [rm.case("fam1.x", "FAIL", recall=0.0),
+                                                         rm.case("fam1.y", "FAIL", recall=0.5),
+                                                         rm.case("fam2.z", "UNSUPPORTED", level="should")],
+                  started=SECOND)
+    m2 = tmp_path / "m2.json"
+    m2.write_text(json.dumps(runs.matrix(*runs.align(runs.gather([a2, b])))))
+    d = diff.compare(m1, m2)
+    changed = [(e["engine"], e["case"], e["change"]) for e in d["entries"] if e["change"] != "unchanged"]
+    assert changed == [("alpha", "fam1.x", "regressed")]  # the new alpha version, matched by engine name
+    assert d["counts"]["unchanged"] == 5
+
+
+def test_earl_has_one_assertion_per_case_and_run_with_mapped_outcomes(tmp_path):
+    a, b = two_engines(tmp_path)
+    gathered = runs.gather([a, b])
+    for name, fmt in (("earl.ttl", "turtle"), ("earl.jsonld", "json-ld")):
+        earl.write(gathered, tmp_path / name)
+        g = Graph().parse(tmp_path / name, format=fmt)
+        assertions = list(g.subjects(RDF.type, earl.EARL.Assertion))
+        assert len(assertions) == 6
+        outcome = {}
+        for s in assertions:
+            test = str(g.value(s, earl.EARL.test)).rsplit("#", 1)[1]
+            subject = str(g.value(g.value(s, earl.EARL.subject), earl.DOAP.name))
+            outcome[(subject, test)] = g.value(g.value(s, earl.EARL.result), earl.EARL.outcome)
+        assert outcome[("alpha", "fam1.y")] == earl.EARL.failed
+        assert outcome[("alpha", "fam2.z")] == earl.EARL.inapplicable
+        assert outcome[("beta", "fam2.z")] == earl.EARL.cantTell
+        assert outcome[("beta", "fam1.y")] == earl.EARL.passed
+    with pytest.raises(ValueError, match=r"\.ttl"):
+        earl.write(gathered, tmp_path / "earl.txt")
+
+
+def test_site_pages_badges_and_diff_page(tmp_path):
+    old = rm.write(tmp_path / "h" / "a-old.json", "alpha", "1.0", [rm.case("fam1.x", "PASS"), rm.case("fam1.y", "PASS"),
+                                                                  rm.case("fam2.z", "UNSUPPORTED", level="should")],
+                   started="2026-11-23T01:00:00+00:00")
+    a, b = two_engines(tmp_path)
+    chosen, ids, notes = runs.align(runs.gather([a, b]))
+    written = site.build(runs.matrix(chosen, ids, notes), chosen, runs.gather([old, a, b]), tmp_path / "site")
+    assert written == {"cases": 3, "engines": 2, "diffs": 1}
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert index.count('<tr data-family=') == 3 and "no overall score" in index
+    assert (tmp_path / "site" / "cases" / "fam1.y.html").exists()
+    badge = json.loads((tmp_path / "site" / "badges" / "alpha_1.0.json").read_text())
+    assert badge["message"] == "must 1/2" and badge["schemaVersion"] == 1  # fam1.x PASS, fam1.y FAIL
+    assert json.loads((tmp_path / "site" / "badges" / "beta_2.0.json").read_text())["message"] == "must 2/2"
+    page = (tmp_path / "site" / "diff.html").read_text()
+    assert "fam1.y" in page and "regressed" in page  # alpha: fam1.y PASS on the 23rd, FAIL on the 24th
+
+
+def test_cli_bad_report_is_one_clear_line(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"schema_version": 1, "run": {}, "cases": [], "totals": {}}))
+    assert main(["summary", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "field run" in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_cli_diff_and_summary_exit_codes(tmp_path, capsys):
+    base = rm.write(tmp_path / "base.json", "alpha", "1.0", [rm.case("a", "PASS")])
+    head = rm.write(tmp_path / "head.json", "alpha", "1.0", [rm.case("a", "FAIL", recall=0.0)], started=SECOND)
+    assert main(["diff", str(base), str(head)]) == 0
+    assert main(["diff", str(base), str(head), "--fail-on-regression", "--format", "markdown"]) == 1
+    assert "| a | regressed | PASS | FAIL |" in capsys.readouterr().out
+    assert main(["summary", str(head), "--fail-on", "regression", "--base", str(base)]) == 1
+    assert main(["summary", str(base), "--fail-on", "regression", "--base", str(base)]) == 0
+    assert main(["summary", str(head), "--fail-on", "fail"]) == 1
+    assert main(["summary", str(base), "--fail-on", "fail", "--format", "json"]) == 0
+
+
+def test_matrix_run_continues_past_a_crashing_engine_and_stops_a_hung_one(tmp_path):
+    config = tmp_path / "matrix.yaml"
+    config.write_text(
+        "labels: [nightly]\ntimeout: 120\n"
+        "engines:\n"
+        "  - {name: crash, engine: 'cmd:python3 -c \"import sys; sys.exit(3)\"', args: ['-k', 'seed002.fig1']}\n"
+        "  - {name: hung, engine: 'cmd:sleep 300', args: ['-k', 'seed002.fig1'], timeout: 4}\n"
+        "  - {name: reference, engine: reference, args: ['-k', 'seed002.fig1']}\n")
+    out = tmp_path / "runs"
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "matrix", "run", str(config), "--out", str(out),
+                           "--date", "2026-11-24"], capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    listed = {r["name"]: r for r in json.loads((out / "2026-11-24" / "runs.json").read_text())["runs"]}
+    assert listed["crash"]["report"] is None and listed["crash"]["state"] == "no report"
+    assert listed["hung"]["state"] == "timeout" and listed["hung"]["seconds"] < 60
+    assert listed["reference"]["complete"] is True
+    ref = runs.read(out / "2026-11-24" / "reference.json")
+    assert ref.labels == ["nightly"] and ref.cases["seed002.fig1"]["verdict"] == "PASS"
+    leftover = subprocess.run(["pgrep", "-f", "cmd:sleep 300"], capture_output=True, text=True)
+    assert leftover.stdout.strip() == ""
+
+
+def test_matrix_config_errors_name_the_field(tmp_path):
+    from conformance.matrixrun import ConfigError, load_config
+
+    config = tmp_path / "m.yaml"
+    config.write_text("engines:\n  - {engine: reference, colour: red}\n")
+    with pytest.raises(ConfigError, match=r"m.yaml: field engines\[0\].colour: unknown field"):
+        load_config(config)
+    config.write_text("engines: []\n")
+    with pytest.raises(ConfigError, match="field engines"):
+        load_config(config)
+
+
+def test_shipped_example_config_names_every_engine_kind():
+    from conformance import adapters
+    from conformance.matrixrun import load_config
+
+    config = load_config(Path(__file__).parents[1] / "docs" / "examples" / "matrix.yaml")
+    given = {e["engine"].split(":")[0] for e in config["engines"]}
+    real = {n for n in adapters.available() if not n.startswith("testing-")}
+    assert real <= given and "replay" in given
