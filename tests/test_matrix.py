@@ -165,6 +165,8 @@ def test_site_pages_badges_and_diff_page(tmp_path):
     badge = json.loads((tmp_path / "site" / "badges" / "alpha_1.0.json").read_text())
     assert badge["message"] == "must 1/2" and badge["schemaVersion"] == 1  # fam1.x PASS, fam1.y FAIL
     assert json.loads((tmp_path / "site" / "badges" / "beta_2.0.json").read_text())["message"] == "must 2/2"
+    assert runs.read(tmp_path / "site" / "runs" / "alpha.json").cases["fam1.y"]["verdict"] == "FAIL"
+    assert (tmp_path / "site" / "runs" / "beta_2.0.json").exists()
     page = (tmp_path / "site" / "diff.html").read_text()
     assert "fam1.y" in page and "regressed" in page  # alpha: fam1.y PASS on the 23rd, FAIL on the 24th
 
@@ -231,3 +233,18 @@ def test_shipped_example_config_names_every_engine_kind():
     given = {e["engine"].split(":")[0] for e in config["engines"]}
     real = {n for n in adapters.available() if not n.startswith("testing-")}
     assert real <= given and "replay" in given
+
+
+def test_workflows_validate_against_the_github_workflow_schema(tmp_path):
+    """The nightly workflow and the engine-CI example (check-jsonschema's vendored SchemaStore schema)."""
+    root = Path(__file__).parents[1]
+    files = [root / ".github" / "workflows" / "nightly.yml", root / "docs" / "examples" / "engine-ci.yml"]
+    proc = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
+                           *map(str, files)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    broken = root / "docs" / "examples" / "engine-ci.yml"
+    bad = tmp_path / "broken.yml"
+    bad.write_text(broken.read_text().replace("runs-on:", "runs_on:"))
+    proc = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
+                           str(bad)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0  # the check can fail

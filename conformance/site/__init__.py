@@ -95,7 +95,7 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
     out = Path(out)
     env = _env()
     out.mkdir(parents=True, exist_ok=True)
-    for sub in ("cases", "engines", "badges", "static"):
+    for sub in ("cases", "engines", "badges", "static", "runs"):
         (out / sub).mkdir(exist_ok=True)
     for name in ("site.css", "filter.js"):
         shutil.copyfile(HERE / "static" / name, out / "static" / name)
@@ -145,6 +145,7 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
             **dict(common, root="../"))
         (out / engine_pages[run.key]).write_text(page, encoding="utf-8")
         _badge(out, run)
+        _publish_report(out, run, runs)
 
     diffs = []
     for engine, stored in sorted(by_engine.items()):
@@ -166,6 +167,15 @@ def badge_message(run: runs_mod.Run) -> tuple[str, str]:
     colour = "#4c1" if judged and passed == judged and not errors and run.complete else (
         "#dfb317" if judged and passed >= 0.9 * judged else "#e05d44")
     return message, colour
+
+
+def _publish_report(out: Path, run: runs_mod.Run, matrix_runs: list[runs_mod.Run]) -> None:
+    """The run's report as ``runs/<engine@version>.json``, and as ``runs/<engine>.json`` when it is that
+    engine's newest run here: what an engine's own CI diffs against (docs/matrix.md)."""
+    shutil.copyfile(run.path, out / "runs" / f"{_engine_of(run)}.json")
+    newest = max((r for r in matrix_runs if r.engine == run.engine), key=lambda r: (r.started, str(r.path)))
+    if newest is run:
+        shutil.copyfile(run.path, out / "runs" / f"{slug(run.engine)}.json")
 
 
 def _badge(out: Path, run: runs_mod.Run) -> None:
