@@ -97,6 +97,8 @@ def load(spec: str, options: dict[str, str] | None = None, start_timeout: float 
     if ".py:" in spec:
         cls = _from_file(spec)
     else:
+        if "@" in spec:  # name@version: a registered engine that ships several pinned releases (rsp-js@1.1.2)
+            spec, options = spec.split("@", 1)[0], {**options, "version": spec.split("@", 1)[1]}
         names = available()
         if spec not in names:
             raise EngineUnavailable(

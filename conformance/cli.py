@@ -311,6 +311,12 @@ def reproduce(args) -> int:
 def engines(args) -> int:
     for name, target in sorted(adapters.available().items()):
         print(f"{name:24} {target}")
+    try:
+        from engines.rspjs import versions
+
+        print(f"{'rsp-js@<version>':24} another pinned rsp-js release: {', '.join(versions())}")
+    except OSError:
+        pass
     print(f"{'cmd:<command line>':24} an engine process speaking the JSON Lines protocol (docs/protocol.md)")
     print(f"{'replay:<manifest.yaml>':24} recorded outputs (engines/replay/, e.g. csrbench-2013/cqels.yaml)")
     print(f"{'<file.py>:<Class>':24} an in-process adapter (docs/adding-an-engine.md)")

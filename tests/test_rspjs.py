@@ -18,7 +18,7 @@ CASES = {c.id: c for c in load_corpus(ROOT / "cases")}
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or not (HERE / "node_modules" / "rsp-js").is_dir(),
-    reason="rsp-js is not installed (npm ci --prefix engines/rspjs)")
+    reason="rsp-js is not installed (engines/rspjs/install)")
 
 #: a query in rsp-js's own, non-standard form (ON STREAM, window sizes as numbers of ms, WINDOW at the
 #: start of a line), written here by the test: the kit never writes it for rsp-js
@@ -86,3 +86,20 @@ def test_in_its_own_form_rsp_js_runs_and_its_own_time_stamps_show_the_t0_drift(e
 def test_without_node_the_engine_is_unavailable_and_says_why():
     with pytest.raises(ValueError, match="needs Node.js"):
         RspJsEngine(node="no-such-node-binary")
+
+
+def test_another_release_runs_from_its_own_lockfile_through_the_same_driver():
+    """``--engine rsp-js@1.1.2``: the engine says which release answered (from rsp-js's own package.json);
+    a release without a lockfile is refused by name."""
+    from engines.rspjs import versions
+
+    assert versions() == ["1.1.2", "1.3.5"]
+    old = adapters.load("rsp-js@1.1.2")
+    try:
+        assert old.info().version == "1.1.2" and old.info().name == "rsp-js"
+    finally:
+        old.close()
+    with pytest.raises(adapters.EngineUnavailable, match="rsp-js 1.0.0: no pinned lockfile.*1.1.2, 1.3.5"):
+        adapters.load("rsp-js@1.0.0")
+    with pytest.raises(adapters.EngineUnavailable, match="reference"):
+        adapters.load("reference@2")  # an engine without releases takes no version

@@ -27,13 +27,17 @@ for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(sig, () => process
 for (const level of ["log", "info", "debug", "warn"]) console[level] = (...args) => console.error(...args);
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 
+// `--modules DIR`: load rsp-js from another pinned install (engines/rspjs/versions/<v>/node_modules)
+const at = process.argv.indexOf("--modules");
+const modules = at > 0 ? process.argv[at + 1] : path.join(__dirname, "node_modules");
+const load = (name) => require(require.resolve(name, { paths: [modules] }));
 let rsp, N3, version;
 try {
-  rsp = require("rsp-js");
-  N3 = require("n3");
-  version = require(path.join(path.dirname(require.resolve("rsp-js")), "..", "package.json")).version;
+  rsp = load("rsp-js");
+  N3 = load("n3");
+  version = require(path.join(path.dirname(require.resolve("rsp-js", { paths: [modules] })), "..", "package.json")).version;
 } catch (err) {
-  console.error(`rsp-js is not installed: run "npm ci" in ${__dirname} (${err.message})`);
+  console.error(`rsp-js is not installed in ${modules}: run "npm ci --prefix ${path.dirname(modules)}" (${err.message})`);
   process.exit(3);
 }
 const { DataFactory } = N3;
