@@ -23,7 +23,7 @@ from conformance import durations
 from conformance.durations import parse_duration
 
 DURATION_FIELDS = ("range", "slide", "interval", "duration", "periodic")
-from oracle.model import Stream, WindowSpec
+from oracle.model import CountWindowSpec, Stream, WindowSpec
 
 SCHEMA_PATH = Path(__file__).parent / "schema" / "case.schema.json"
 TEMPLATE = re.compile(r"\{\{([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)?)\}\}")
@@ -57,7 +57,7 @@ class Case:
     params: tuple[tuple[str, Any], ...]
     stream_spec: dict
     query: dict  # {"r2r": str (params substituted), "stream_iri": str, "prefixes": {...}}
-    window: WindowSpec
+    window: WindowSpec | CountWindowSpec
     r2s: str
     fixed: dict
     vary: dict
@@ -182,7 +182,9 @@ def _one(data: dict, index: int, params: dict, path: Path) -> Case:
     where = f"{path}: cases[{index}] ({base_id})"
     query = _substitute(raw["query"], params, where)
     try:
-        window = WindowSpec(parse_duration(query["window"]["range"]), parse_duration(query["window"]["slide"]))
+        spec = query["window"]
+        window = (CountWindowSpec(int(spec["count"]), int(spec["slide"])) if "count" in spec
+                  else WindowSpec(parse_duration(spec["range"]), parse_duration(spec["slide"])))
     except ValueError as exc:
         raise CaseFileError(f"{where}: query.window: {exc}") from exc
     suffix = "[" + ",".join(f"{n}={_show(params[n])}" for n in params) + "]" if params else ""

@@ -22,19 +22,14 @@ EPS = 1e-9
 def side(path: Path) -> tuple[str, dict[tuple[str, str], dict]]:
     """A report or a matrix as {(engine, case id): cell}, with a label for it."""
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise runs_mod.ReportError(f"{path}: no such file; give a run report or a matrix.json") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise runs_mod.ReportError(f"{path}: not JSON ({exc}); give a run report or a matrix.json") from None
+    doc = runs_mod.load_json(path, "a run report or a matrix.json")
     if isinstance(doc, dict) and doc.get("kind") == "matrix":
         runs_mod.validate_matrix(doc, str(path))
         names = [r["engine"] for r in doc["runs"]]
         column = {r["key"]: (r["engine"] if names.count(r["engine"]) == 1 else r["key"]) for r in doc["runs"]}
         cells = {(column[key], case_id): c for key, row in doc["cells"].items() for case_id, c in row.items() if c}
         return f"matrix of {len(doc['runs'])} runs ({doc['as_of']})", cells
-    run = runs_mod.read(path)
+    run = runs_mod.from_doc(path, doc)
     return f"{run.key} ({run.started})", {(run.engine, i): runs_mod.cell(c) for i, c in run.cases.items()}
 
 

@@ -13,7 +13,9 @@ from rdflib import BNode, Literal, URIRef
 
 from conformance import profiles
 from conformance.cases import Case
+from oracle.counting import by_triple
 from oracle.expected import output
+from oracle.model import CountWindowSpec
 from oracle.r2r import R2R, Solutions, same
 from oracle.terms import bag
 
@@ -53,9 +55,15 @@ def solutions(rows: list[dict], prefixes: dict[str, str]) -> list[dict]:
 
 def mismatches(case: Case, expectation: dict, stream) -> list[str]:
     """What differs between a hand-written expectation and the oracle's output (empty: agreement)."""
-    profile = profiles.profile({"r2s": case.r2s, **expectation["profile"]})
+    values = {"r2s": case.r2s, **expectation["profile"]}
+    if isinstance(case.window, CountWindowSpec):  # a position, and the stream by triple (oracle/counting.py)
+        values["t0"] = values.pop("count_t0", None)
+        stream = by_triple(stream)
+    else:
+        values.pop("count_t0", None)
+    profile = profiles.profile(values)
     if not isinstance(profile.t0, int):
-        return [f"{case.id}: a hand-written expectation needs a fixed integer t0"]
+        return [f"{case.id}: a hand-written expectation needs a fixed integer t0 (count_t0 for a count window)"]
     got = output(stream, case.window, profile, profile.t0, R2R(case.r2r, stream))
     want = expectation["reports"]
     problems = []

@@ -18,8 +18,10 @@ from conformance import profiles
 from conformance.cases import Case, CaseFileError, DataMissing
 from conformance.streams import StreamInputError
 from engines.contract import EngineInfo, RunRequest, Unsupported
-from engines.render import render
+from engines.render import Inexpressible, render
+from oracle.counting import by_triple
 from oracle.explain import BUDGET, diagnose, reason
+from oracle.model import CountWindowSpec
 from oracle.r2r import R2R, QueryError
 from oracle.terms import show_solution
 from oracle.verdict import JudgeTimeout, check
@@ -142,6 +144,10 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
     """The oracle's verdict on an engine's reports for a case, diagnosed when it fails.  ``deadline``
     (a monotonic instant) bounds the judging: past it the check raises JudgeTimeout, and the diagnosis
     of a FAIL gets the time left (at most explain.BUDGET) and says when it was cut short."""
+    counted = isinstance(case.window, CountWindowSpec)
+    if counted:  # a count window is judged by triple, whatever it counts (oracle/counting.py)
+        stream = by_triple(stream)
+        gracious = False  # gracious mode shifts time borders; a count window has none to shift
     query = R2R(case.r2r, stream, evaluator, executor)
     fixed = dict(case.fixed)
     fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
@@ -185,7 +191,7 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
         return done("ERROR", f"harness: cannot load the case's stream: {exc}", str(exc))
     try:
         request = request_for(case, info, stream)
-    except NoTextForDialect as exc:
+    except (NoTextForDialect, Inexpressible) as exc:
         return done("UNSUPPORTED", str(exc))
     except ValueError as exc:
         return done("ERROR", f"harness: cannot render the query for dialect {info.dialect}: {exc}", str(exc))

@@ -11,9 +11,9 @@ from dataclasses import fields
 from typing import Any
 
 from conformance.durations import parse_duration
-from oracle.model import Profile, ProfileSpace
+from oracle.model import CountWindowSpec, Profile, ProfileSpace
 
-NAMES = [f.name for f in fields(Profile)]
+NAMES = [f.name for f in fields(Profile)] + ["count_t0"]
 
 
 def _values(name: str, value: Any) -> tuple:
@@ -65,6 +65,13 @@ def space(declared: dict, fixed: dict | None = None, vary: dict | None = None, w
             if name not in NAMES:
                 raise ValueError(f"unknown profile parameter {name!r}; known: {', '.join(NAMES)}")
             merged[name] = value
+    if isinstance(window, CountWindowSpec):
+        # a count window starts at a position, not a time: the engine declares count_t0 (the position of
+        # the unit that opens its first window), and its time t0 means nothing here (oracle/counting.py)
+        merged.pop("t0_range", None)
+        merged["t0"] = merged.pop("count_t0", "any")
+        return ProfileSpace.from_choices({name: _values(name, value) for name, value in merged.items()})
+    merged.pop("count_t0", None)
     own = _resolve(declared.get("t0"), window, stream)
     merged["t0"] = _resolve(merged.get("t0", "any"), window, stream)
     # a declared t0 widens the range only if some window can hold data: a t0 after the last element

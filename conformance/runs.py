@@ -81,15 +81,24 @@ def _field(error: jsonschema.ValidationError) -> str:
     return "/".join(str(p) for p in error.absolute_path) or "(top level)"
 
 
-def read(path: Path) -> Run:
-    """One report file, validated against the report schema."""
+def load_json(path: Path, give: str = "a report written with pytest's --report"):
+    """A JSON file's content; a missing or unreadable file is a ReportError saying what to ``give``."""
     path = Path(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ReportError(f"{path}: no such file; give a report written with --report") from None
+        raise ReportError(f"{path}: no such file; give {give}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{path}: not JSON ({exc}); give a report written with pytest's --report") from None
+        raise ReportError(f"{path}: not JSON ({exc}); give {give}") from None
+
+
+def read(path: Path) -> Run:
+    """One report file, validated against the report schema."""
+    return from_doc(Path(path), load_json(path))
+
+
+def from_doc(path: Path, doc) -> Run:
+    """A report already read from ``path``, validated against the report schema."""
     if isinstance(doc, dict) and doc.get("kind") == "matrix":
         raise ReportError(f"{path}: this is a matrix (matrix.json), not a run report; give the run reports")
     if not isinstance(doc, dict) or doc.get("schema_version") != 1:
@@ -112,11 +121,11 @@ def gather(paths) -> list[Run]:
             files = sorted(p for p in given.rglob("*.json") if not p.name.startswith("."))
             for file in files:
                 try:
-                    doc = json.loads(file.read_text(encoding="utf-8"))
-                except (json.JSONDecodeError, UnicodeDecodeError):
-                    doc = None
+                    doc = load_json(file)
+                except ReportError:
+                    continue  # a folder may hold other JSON files (runs.json, a half-written file)
                 if isinstance(doc, dict) and "run" in doc and "cases" in doc:
-                    runs.append(read(file))
+                    runs.append(from_doc(file, doc))
         else:
             runs.append(read(given))
     return sorted(runs, key=lambda r: (r.started, r.engine, str(r.path)))
@@ -248,15 +257,3 @@ def validate_matrix(doc: dict, where: str = "matrix") -> None:
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(_schema(MATRIX_SCHEMA)).iter_errors(doc))
     if error is not None:
         raise ReportError(f"{where}: field {_field(error)}: {error.message}; not a valid rspconf matrix")
-
-
-def read_matrix(path: Path) -> dict:
-    path = Path(path)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ReportError(f"{path}: no such file; give a matrix.json written by 'rspconf matrix combine'") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{path}: not JSON ({exc})") from None
-    validate_matrix(doc, str(path))
-    return doc

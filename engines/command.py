@@ -68,6 +68,13 @@ def problems(message, kind: str) -> list[str]:
     return out
 
 
+def window_message(window) -> dict:
+    """A time window as {range, slide} (ms); a count window as {count, slide} (units)."""
+    if hasattr(window, "count"):
+        return {"count": window.count, "slide": window.slide}
+    return {"range": window.range, "slide": window.slide}
+
+
 def request_message(seq: int, request: RunRequest) -> dict:
     """The ``run`` message for one case: elements as N-Triples lines, times in ms."""
     def line(triple) -> str:
@@ -77,7 +84,7 @@ def request_message(seq: int, request: RunRequest) -> dict:
     return {
         "cmd": "run", "seq": seq, "case": request.case_id, "query": request.query_text, "r2r": request.r2r,
         "stream_iri": request.stream_iri,
-        "window": {"range": request.window.range, "slide": request.window.slide}, "r2s": request.r2s,
+        "window": window_message(request.window), "r2s": request.r2s,
         "elements": [{"t": e.t, "triples": [line(t) for t in e.triples]} for e in request.stream.elements],
         "static": [line(t) for t in request.stream.static],
     }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from oracle.model import WindowSpec
+from oracle.model import CountWindowSpec, WindowSpec
 
 
 def _seconds(ms: int) -> str:
@@ -71,10 +71,31 @@ def _split(r2r: str) -> tuple[str, str, str, str]:
     return prologue, head, r2r[start + 1:end], r2r[end + 1:]
 
 
+class Inexpressible(ValueError):
+    """The dialect has no standard way to write this window (the engine is then UNSUPPORTED for the case)."""
+
+
+def _count_window(dialect: str, window) -> str:
+    """A count window in the dialect's own syntax: C-SPARQL ``[RANGE TRIPLES N]`` and CQELS-QL
+    ``[TRIPLES N]`` count triples and slide by one; RSP-QL's window grammar has time ranges only."""
+    if dialect == "rspql":
+        raise Inexpressible("RSP-QL writes time-based windows only ([RANGE … STEP …]); this case has a count window")
+    if window.slide != 1:
+        raise Inexpressible(f"{dialect} writes a count window that slides by one triple; this one slides by "
+                            f"{window.slide}")
+    return f"[RANGE TRIPLES {window.count}]" if dialect == "csparql" else f"[TRIPLES {window.count}]"
+
+
 def render(dialect: str, r2r: str, stream_iri: str, window: WindowSpec, r2s: str, name: str = "q") -> str:
     if dialect == "sparql":
         return r2r
     prologue, head, body, tail = _split(r2r)
+    if isinstance(window, CountWindowSpec) and dialect in ("csparql", "cqels", "rspql"):
+        spec = _count_window(dialect, window)
+        if dialect == "csparql":
+            return (f"REGISTER {'STREAM' if head.upper().startswith('CONSTRUCT') else 'QUERY'} {name} AS\n"
+                    f"{prologue}{head}\nFROM STREAM <{stream_iri}> {spec}\nWHERE {{{body}}}{tail}")
+        return f"{prologue}{head}\nWHERE {{\n  STREAM <{stream_iri}> {spec} {{{body}}}\n}}{tail}"
     if dialect == "csparql":
         return (f"REGISTER {'STREAM' if head.upper().startswith('CONSTRUCT') else 'QUERY'} {name} AS\n{prologue}{head}\n"
                 f"FROM STREAM <{stream_iri}> [RANGE {_seconds(window.range)} STEP {_seconds(window.slide)}]\n"

@@ -26,6 +26,7 @@ from rdflib import Literal
 
 from oracle import r2s
 from oracle.gracious import reconstruct
+from oracle.model import CountWindowSpec
 from oracle.provenance import Provenance
 from oracle.r2r import R2R, Solutions
 from oracle.terms import show_solution, term_key
@@ -54,6 +55,7 @@ FINDINGS = {
     "shifted": "reports the relation of a neighbouring window (one window late or early)",
     "drift": "has window starts that drift (borders move by a growing amount)",
     "width": "has windows of another width or slide than the case's",
+    "count": "has count windows of another size or slide, or counting other units, than the case's",
 }
 #: seconds of diagnosis per case before it is cut short
 BUDGET = 60.0
@@ -357,6 +359,8 @@ def _ms(ms: float) -> str:
 def _shape_findings(best, verdict: CaseVerdict | None = None, query: R2R | None = None) -> list[tuple[str, str]]:
     """Drift (window starts off by a growing amount) and another width or slide, from known borders;
     a width or slide that explains the whole output exactly is said so."""
+    if verdict is not None and isinstance(verdict.context.get("window"), CountWindowSpec):
+        return _count_findings(best, verdict, query)
     out = []
     borders = _borders(best)
     shifts = [(o2 - o1) for o1, _, o2, _ in borders]
@@ -390,6 +394,25 @@ def _shape_findings(best, verdict: CaseVerdict | None = None, query: R2R | None 
     return out
 
 
+def _count_findings(best, verdict: CaseVerdict, query: R2R | None) -> list[tuple[str, str]]:
+    """A count window has no time borders to compare: try the neighbouring counts and slides, and the
+    other unit, and say which one reproduces the whole output exactly (oracle/counting.py)."""
+    window = verdict.context["window"]
+    if query is None:
+        return []
+    n, m = window.count, window.slide
+    tries = [(n + d, m) for d in (-1, 1)] + [(n, m + d) for d in (-1, 1)] + [(n + d, m + d) for d in (-1, 1)]
+    for count, slide in tries:
+        if count >= 1 and slide >= 1 and verdict.explains(query, best.profile, CountWindowSpec(count, slide)):
+            return [("count", f"the whole output is exactly the oracle's for count windows of {count} sliding by "
+                              f"{slide}, not {n} sliding by {m}: an off-by-one in the engine's count?")]
+    other = "triple" if best.profile.count_unit == "element" else "element"
+    if verdict.explains(query, replace(best.profile, count_unit=other)):
+        return [("count", f"the whole output is exactly the oracle's when the window counts {other}s, not "
+                          f"{best.profile.count_unit}s as the engine declares")]
+    return []
+
+
 def _window_that_explains(verdict, query, best, width: int, slide: int | None):
     """The window of the suspected width (tumbling, or with the declared slide) that reproduces every
     report exactly, if one does."""
@@ -410,7 +433,7 @@ def _expected_slide(best) -> int | None:
 
 
 #: findings about the whole output stream, not counted per window
-WHOLE_OUTPUT = ("drift", "width")
+WHOLE_OUTPUT = ("drift", "width", "count")
 
 
 def findings_text(findings: dict[str, int]) -> str:

@@ -30,6 +30,7 @@ END_OF_STREAM = ("flush", "drop")
 REPORT_CONDITIONS = ("window-close", "content-change", "non-empty-content")
 #: bag: every relation a multiset (SPARQL 1.1); set: duplicate-free relations (CSRBench's oracle, and
 #: recorders that deduplicate each relation); R2S then takes set differences.
+COUNT_UNITS = ("element", "triple")  # what a count window counts: stream elements (events) or triples
 MULTIPLICITIES = ("bag", "set")
 
 
@@ -102,6 +103,22 @@ class WindowSpec:
 
 
 @dataclass(frozen=True)
+class CountWindowSpec:
+    """A count-based (physical) window: instance k holds the units at positions [t0 + kM, t0 + kM + N)
+    of the arrival order (a unit is an element or a triple: the profile's ``count_unit``) and closes when
+    its last unit arrives.  t0 is the position of the unit that opens the first window: 0 gives full
+    windows from the first unit; a negative t0 gives partial windows first (CQL's ROWS, counted from the
+    stream's start).  See :mod:`oracle.counting`."""
+
+    count: int
+    slide: int
+
+    def __post_init__(self) -> None:
+        if self.count <= 0 or self.slide <= 0:
+            raise ValueError(f"window count and slide must be positive, got {self.count}/{self.slide}")
+
+
+@dataclass(frozen=True)
 class Profile:
     """One concrete operational semantics; every item is a declared, named parameter.
 
@@ -128,6 +145,7 @@ class Profile:
     close: str = ">="
     end_of_stream: str = "drop"
     multiplicity: str = "bag"
+    count_unit: str = "element"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "report", frozenset(self.report))
@@ -140,7 +158,8 @@ class Profile:
                 problems.append(f"t0_range {self.t0_range} is empty")
         for name, allowed in (("tick", TICKS), ("granularity", GRANULARITIES), ("grain", GRAINS),
                               ("r2s", R2S_OPERATORS), ("boundary", BOUNDARIES), ("close", CLOSE_RULES),
-                              ("end_of_stream", END_OF_STREAM), ("multiplicity", MULTIPLICITIES)):
+                              ("end_of_stream", END_OF_STREAM), ("multiplicity", MULTIPLICITIES),
+                              ("count_unit", COUNT_UNITS)):
             if getattr(self, name) not in allowed:
                 problems.append(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         unknown = self.report - set(REPORT_CONDITIONS)

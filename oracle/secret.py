@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Iterator
 
-from oracle.model import Profile, Stream, WindowSpec
+from oracle.model import CountWindowSpec, Profile, Stream, WindowSpec
 from oracle.scope import Scope
 
 END = math.inf
@@ -100,6 +100,10 @@ def _moments(units, scope: Scope, profile: Profile, last_k: int) -> Iterator[tup
 
 def simulate(stream: Stream, window: WindowSpec, profile: Profile, t0: int) -> list[Trigger]:
     """Run SECRET's Scope/Content/Report/Tick for one concrete t0; return the report decisions."""
+    if isinstance(window, CountWindowSpec):  # by position, over the stream by triple: oracle/counting.py
+        from oracle import counting
+
+        return counting.simulate(stream, window, profile, t0)
     scope = Scope(window, t0, profile.boundary)
     times = stream.times
     units = tick_units(stream, profile)

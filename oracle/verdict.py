@@ -27,7 +27,7 @@ from rdflib import Literal
 
 from oracle import t0 as t0mod
 from oracle.expected import output, reports
-from oracle.model import ObservedReport, Profile, ProfileSpace, Report, Stream, WindowSpec
+from oracle.model import CountWindowSpec, ObservedReport, Profile, ProfileSpace, Report, Stream, WindowSpec
 from oracle.r2r import R2R, Solutions, same
 from oracle.secret import simulate
 
@@ -306,6 +306,10 @@ def compare(expected: list[Report], actual: list[ObservedReport], how: str, form
 def candidate_t0s(stream: Stream, window: WindowSpec, profile: Profile, actual: list[ObservedReport],
                   how: str) -> list[tuple[int, tuple[int, int]]]:
     """(t0, its class) for every breakpoint class, plus the t0 values the engine's declarations pin."""
+    if isinstance(window, CountWindowSpec):  # positions: each its own class (oracle/counting.py)
+        from oracle import counting
+
+        return [(t, (t, t)) for t in counting.candidates(window, profile)]
     lo, hi = t0mod.t0_range(stream, window, profile)
     starts = t0mod.breakpoints(stream, window, profile)
     ends = [s - 1 for s in starts[1:]] + [hi]

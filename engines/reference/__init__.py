@@ -3,7 +3,8 @@
 It is written independently of the oracle: windows are computed directly from their definition (every
 window instance k with t0 + kβ ≤ the last timestamp holds the elements with t0 + kβ ≤ t < t0 + kβ + ω),
 each window reports at its close time with its full content (a time-driven tick with an end-of-stream
-flush), and the R2R query runs on rdflib.  The oracle gets to the same answers by simulating SECRET's
+flush), and the R2R query runs on rdflib.  Count windows (``count-window``) hold elements k·M … k·M + N − 1
+and report when their last element arrives.  The oracle gets to the same answers by simulating SECRET's
 Report/Tick functions event by event; agreement of the two is evidence that both are right.
 
 Options (``--engine-option``): ``t0`` (ms, default 0); ``boundary``: ``[o,c)`` (default, SECRET) or
@@ -19,12 +20,12 @@ from rdflib import Graph
 
 from engines import r2s
 from engines.contract import EngineInfo, RunRequest
-from oracle.model import ObservedReport
+from oracle.model import CountWindowSpec, ObservedReport
 
 CAPABILITIES = frozenset({
     "time-window", "sliding-window", "aggregates", "group-by", "filter", "optional", "union", "subquery",
     "order-by", "construct", "ask", "rstream", "istream", "dstream", "event-graphs", "static-data",
-    "empty-windows", "joins-across-time", "large-stream",
+    "empty-windows", "joins-across-time", "large-stream", "count-window",
 })
 
 
@@ -45,7 +46,8 @@ class ReferenceEngine:
             capabilities=CAPABILITIES | ({"closed-windows"} if self.closed else set()),
             profile={"t0": self.t0, "report": ["window-close"], "tick": "time-driven", "grain": "multiple",
                      "empty": True, "boundary": "[o,c]" if self.closed else "[o,c)",
-                     "close": ">" if self.closed else ">=", "end_of_stream": "flush"},
+                     "close": ">" if self.closed else ">=", "end_of_stream": "flush",
+                     "count_unit": "element", "count_t0": 0},
             alignment="window", expectations=self.expectations_path())
 
     def expectations_path(self) -> Path | None:
@@ -58,12 +60,26 @@ class ReferenceEngine:
         elements = request.stream.elements
         if not elements:
             return
+        if isinstance(request.window, CountWindowSpec):
+            yield from self.count_windows(request)
+            return
         last = elements[-1].t
         k = 0
         while self.t0 + k * request.window.slide <= last:
             o = self.t0 + k * request.window.slide
             c = o + request.window.range
             yield o, c, [e for e in elements if o <= e.t < c or (self.closed and e.t == c)]
+            k += 1
+
+    def count_windows(self, request: RunRequest):
+        """Count windows by their definition: window k holds elements k·M … k·M + N − 1 (full windows from
+        the first element); its borders are the times of its first and last element.  At the end, the
+        windows that have started but not filled report what they hold (the end-of-stream flush)."""
+        elements, size, step = request.stream.elements, request.window.count, request.window.slide
+        k = 0
+        while k * step < len(elements):
+            inside = elements[k * step:k * step + size]
+            yield inside[0].t, inside[-1].t, inside
             k += 1
 
     def content(self, request: RunRequest, o: int, c: int, inside: list) -> list:
@@ -94,5 +110,6 @@ class ReferenceEngine:
             kind, current = self.evaluate(request, self.content(request, o, c, inside))
             out = self.r2s(request.r2s, current, previous, kind)
             previous = current
-            reports.append(ObservedReport(out, tau=c + 1 if self.closed else c, window=(o, c)))
+            counted = isinstance(request.window, CountWindowSpec)
+            reports.append(ObservedReport(out, tau=c + 1 if self.closed and not counted else c, window=(o, c)))
         return reports
