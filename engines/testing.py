@@ -124,6 +124,24 @@ class NoEmptyAggregateEngine(ReferenceEngine):
 
 
 #: each fault engine and the failure pattern the kit must name for it
+class CountOverrunEngine(ReferenceEngine):
+    """Count windows one unit too wide: each holds N + 1 elements from its start and so closes one element
+    late (an off-by-one in the count), while declaring the case's window."""
+
+    name = "testing-count-overrun"
+
+    def count_windows(self, request):
+        elements, size, step = request.stream.elements, request.window.count + 1, request.window.slide
+        k = 0
+        while k * step < len(elements):
+            inside = elements[k * step:k * step + size]
+            yield inside[0].t, inside[-1].t, inside
+            k += 1
+
+
+#: the faults judged on the count-window family (tests/test_fault_engines.py)
+COUNT_FAULTS = {CountOverrunEngine: "count"}
+
 FAULTS = {
     SetDifferenceR2SEngine: "r2s-set",
     OutOfOrderEngine: "out-of-order",

@@ -8,7 +8,7 @@ import pytest
 
 from conformance.cases import load_corpus
 from conformance.harness import run_case
-from engines.testing import FAULTS, DstreamLateEngine
+from engines.testing import COUNT_FAULTS, FAULTS, DstreamLateEngine
 from oracle.explain import FINDINGS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +27,17 @@ def test_each_fault_fails_three_cases_and_the_reason_names_it(engine_class):
         # a late Dstream whose every report is empty looks like an engine that says nothing: only there
         # may the fault go unnamed
         assert len(named) == len(failed), [(r.id, r.reason) for r in failed if r not in named]
+
+
+@pytest.mark.parametrize("engine_class", list(COUNT_FAULTS), ids=lambda c: c.name)
+def test_each_count_window_fault_fails_three_count_cases_and_the_reason_names_it(engine_class):
+    engine, finding = engine_class(), COUNT_FAULTS[engine_class]
+    cases = [c for c in load_corpus(ROOT / "cases") if c.family == "count"]
+    results = [run_case(c, engine, engine.info(), timeout=60) for c in cases]
+    failed = [r for r in results if r.verdict == "FAIL"]
+    assert len(failed) >= 3 and not [r.id for r in results if r.verdict not in ("PASS", "FAIL")]
+    assert all(FINDINGS[finding] in r.reason for r in failed), [(r.id, r.reason) for r in failed]
+    assert any("count windows of 3 sliding by 2, not 2 sliding by 2" in n for r in failed for n in r.notes)
 
 
 def test_bag_set_and_set_difference_are_told_apart_where_the_data_can():

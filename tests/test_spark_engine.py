@@ -420,3 +420,16 @@ def test_the_compiler_tracks_columns_through_union_optional_and_bind():
     assert rows(f"SELECT ?x ?z WHERE {{ ?x {p} ?y OPTIONAL {{ ?x {q} ?z }} }}", "xz") == sorted(
         [(a, c), (d, None)], key=repr)
     assert rows(f"SELECT ?x ?w WHERE {{ ?x {q} ?z BIND(STR(?z) AS ?w) }}", "xw") == [(a, '"http://x/c"')]
+
+
+def test_count_windows_pass_in_replay_and_are_unsupported_in_streaming(engine):
+    """Replay assigns each element's position to count windows in Spark SQL (engines/spark/replay.py);
+    streaming mode does not implement them and declares no count-window capability."""
+    count_cases = [c for c in CASES.values() if c.family == "count"]
+    assert len(count_cases) >= 6
+    for case in count_cases:
+        result = run_case(case, engine, engine.info(), timeout=600)
+        assert result.verdict == "PASS", (case.id, result.reason)
+    streaming = SparkEngine(mode="streaming")
+    result = run_case(count_cases[0], streaming, streaming.info())
+    assert result.verdict == "UNSUPPORTED" and "count-window" in result.reason

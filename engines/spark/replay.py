@@ -18,6 +18,7 @@ from engines.spark.compiler import (
     view_names,
 )
 from engines.spark.session import session
+from oracle.model import CountWindowSpec, WindowSpec
 
 SCHEMA = StructType([StructField("s", StringType()), StructField("p", StringType()),
                      StructField("o", StringType()), StructField("t", LongType())])
@@ -210,9 +211,35 @@ def answers(rows: dict[int, list[dict]], held: set[int], ks) -> dict[int, list[d
     return {k: rows.get(k if k in held else EMPTY, []) for k in ks}
 
 
+def count_windows(elements, window) -> list[tuple[int, int, int]]:
+    """(first position, last position, …) of count window k: positions [kM, kM + N) of the elements in
+    arrival order, for every k whose first position the stream reached (the unfilled ones flushed)."""
+    n = len(elements)
+    return [(k * window.slide, min(k * window.slide + window.count, n) - 1)
+            for k in range((n + window.slide - 1) // window.slide)]
+
+
+def replay_counted(spark, request: RunRequest, algebra):
+    """Count windows: each triple carries its element's position in the arrival order, and window k
+    holds positions [kM, kM + N) — the time windows' assignment (:func:`assign`) with the position in
+    place of the time, t0 = 0, range N and slide M.  A window's borders are the times of its first and
+    last element, and it reports at the last one's."""
+    elements = request.stream.elements
+    rows = [(s.n3(), p.n3(), o.n3(), i) for i, e in enumerate(elements) for s, p, o in e.triples]
+    positioned = matchable(spark.createDataFrame(rows, SCHEMA), algebra)
+    spans = count_windows(elements, request.window)
+    by_position = WindowSpec(request.window.count, request.window.slide)
+    form, rows_by_k, held, _ = solve(spark, assign(spark, positioned, by_position, 0, len(spans)),
+                                     static_frame(spark, request.stream, algebra), algebra)
+    windows = [(elements[a].t, elements[b].t) for a, b in spans]
+    return form, windows, answers(rows_by_k, held, range(len(windows)))
+
+
 def replay(request: RunRequest, algebra, t0: int, master: str):
     """Replay a case's stream (elements handed over by the harness)."""
     spark = session(master)
+    if isinstance(request.window, CountWindowSpec):
+        return replay_counted(spark, request, algebra)
     rows = [(s.n3(), p.n3(), o.n3(), e.t) for e in request.stream.elements for s, p, o in e.triples]
     triples = matchable(spark.createDataFrame(rows, SCHEMA), algebra)
     last = request.stream.elements[-1].t if request.stream.elements else None
