@@ -57,6 +57,12 @@ class Run:
         return f"{self.engine}@{self.version}"
 
     @property
+    def series(self) -> str:
+        """The runs of one configured engine over nights: the report's file name without its extension
+        (``rspconf matrix run`` writes ``OUT/<date>/<name>.json``)."""
+        return self.path.stem
+
+    @property
     def started(self) -> str:
         return self.info.get("started", "")
 

@@ -152,7 +152,7 @@ def test_earl_has_one_assertion_per_case_and_run_with_mapped_outcomes(tmp_path):
 
 
 def test_site_pages_badges_and_diff_page(tmp_path):
-    old = rm.write(tmp_path / "h" / "a-old.json", "alpha", "1.0", [rm.case("fam1.x", "PASS"), rm.case("fam1.y", "PASS"),
+    old = rm.write(tmp_path / "h" / "a.json", "alpha", "1.0", [rm.case("fam1.x", "PASS"), rm.case("fam1.y", "PASS"),
                                                                   rm.case("fam2.z", "UNSUPPORTED", level="should")],
                    started="2026-11-23T01:00:00+00:00")
     a, b = two_engines(tmp_path)

@@ -43,7 +43,7 @@ def browse(url: str, tmp: Path, screenshot: str | None = None) -> tuple[str, lis
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("site")
-    old = rm.write(tmp / "a-old.json", "alpha", "1.0", [rm.case("fam1.x", "PASS"), rm.case("fam1.y", "PASS"),
+    old = rm.write(tmp / "night-before" / "a.json", "alpha", "1.0", [rm.case("fam1.x", "PASS"), rm.case("fam1.y", "PASS"),
                                                        rm.case("fam2.z", "UNSUPPORTED", level="should")],
                    started="2026-11-23T01:00:00+00:00")
     a = rm.write(tmp / "a.json", "alpha", "1.0", [rm.case("fam1.x", "PASS"), rm.case("fam1.y", "FAIL", recall=0.5),

@@ -133,11 +133,13 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
             max_solutions=MAX_SOLUTIONS, **dict(common, root="../"))
         (out / case_pages[meta["id"]]).write_text(page, encoding="utf-8")
 
-    by_engine: dict[str, list[runs_mod.Run]] = defaultdict(list)
+    # a series is what one config entry runs night after night: the report's file name (runs/<date>/<name>.json),
+    # so spark-replay and spark-streaming, or rsp-js and rsp-js-1.1.2, are separate trends and diffs
+    by_series: dict[str, list[runs_mod.Run]] = defaultdict(list)
     for run in history or runs:
-        by_engine[run.engine].append(run)
+        by_series[run.series].append(run)
     for run in runs:
-        stored = sorted(by_engine.get(run.engine, [run]), key=lambda r: (r.started, str(r.path)))
+        stored = sorted(by_series.get(run.series, [run]), key=lambda r: (r.started, str(r.path)))
         points = [{"label": f"{r.started[:10]} {r.version}", "counts": r.doc["totals"]["verdicts"]} for r in stored]
         expectations = sorted(((i, c) for i, c in run.cases.items() if c.get("expected_verdict")), key=lambda x: x[0])
         page = env.get_template("engine.html").render(
@@ -148,7 +150,7 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
         _publish_report(out, run, runs)
 
     diffs = []
-    for engine, stored in sorted(by_engine.items()):
+    for engine, stored in sorted(by_series.items()):
         stored = sorted(stored, key=lambda r: (r.started, str(r.path)))
         if len(stored) >= 2:
             d = diff_mod.compare(stored[-2].path, stored[-1].path)
