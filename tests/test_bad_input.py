@@ -129,6 +129,10 @@ SLOW_ADAPTER = '''
 import os, signal
 from engines.reference import ReferenceEngine
 
+# a process started by an xdist worker may inherit SIGINT as ignored, and Python then installs no
+# KeyboardInterrupt handler: restore it, as a terminal's Ctrl-C finds it
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 class Interrupted(ReferenceEngine):
     calls = 0
     def run(self, request):
