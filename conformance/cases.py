@@ -23,7 +23,7 @@ from conformance import durations
 from conformance.durations import parse_duration
 
 DURATION_FIELDS = ("range", "slide", "interval", "duration", "periodic")
-from oracle.model import CountWindowSpec, Stream, WindowSpec
+from oracle.model import CountWindowSpec, Stream, ValiditySpec, WindowSpec
 
 SCHEMA_PATH = Path(__file__).parent / "schema" / "case.schema.json"
 TEMPLATE = re.compile(r"\{\{([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)?)\}\}")
@@ -57,7 +57,7 @@ class Case:
     params: tuple[tuple[str, Any], ...]
     stream_spec: dict
     query: dict  # {"r2r": str (params substituted), "stream_iri": str, "prefixes": {...}}
-    window: WindowSpec | CountWindowSpec
+    window: WindowSpec | CountWindowSpec | ValiditySpec
     r2s: str
     fixed: dict
     vary: dict
@@ -183,8 +183,12 @@ def _one(data: dict, index: int, params: dict, path: Path) -> Case:
     query = _substitute(raw["query"], params, where)
     try:
         spec = query["window"]
-        window = (CountWindowSpec(int(spec["count"]), int(spec["slide"])) if "count" in spec
-                  else WindowSpec(parse_duration(spec["range"]), parse_duration(spec["slide"])))
+        if "count" in spec:
+            window = CountWindowSpec(int(spec["count"]), int(spec["slide"]))
+        elif "validity" in spec:
+            window = ValiditySpec(parse_duration(spec["every"]) if spec["validity"] == "periodic" else None)
+        else:
+            window = WindowSpec(parse_duration(spec["range"]), parse_duration(spec["slide"]))
     except ValueError as exc:
         raise CaseFileError(f"{where}: query.window: {exc}") from exc
     suffix = "[" + ",".join(f"{n}={_show(params[n])}" for n in params) + "]" if params else ""
@@ -276,7 +280,7 @@ def _field_line(path: Path, at: list) -> tuple[int | None, bool]:
 
 
 def _with_prefixes(stream: dict, prefixes: dict) -> dict:
-    if "elements" in stream or "static" in stream:
+    if "elements" in stream or "static" in stream or "annotated" in stream:
         return dict(stream, prefixes={**prefixes, **stream.get("prefixes", {})})
     return stream
 
@@ -314,6 +318,10 @@ def load_stream(spec: dict, base: Path, data_root: Path | None, case_id: str = "
     """Resolve a case's stream spec to a Stream (generated streams are cached by their parameters)."""
     if "elements" in spec:
         return streams.inline(spec, f"{case_id} (inline stream)")
+    if "annotated" in spec:
+        from conformance import annotated
+
+        return annotated.load(spec, base, case_id)
     static = None
     if spec.get("static_file"):
         static = base / spec["static_file"]

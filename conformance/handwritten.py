@@ -15,7 +15,8 @@ from conformance import profiles
 from conformance.cases import Case
 from oracle.counting import by_triple
 from oracle.expected import output
-from oracle.model import CountWindowSpec
+from oracle import validity
+from oracle.model import CountWindowSpec, ValiditySpec
 from oracle.r2r import R2R, Solutions, same
 from oracle.terms import bag
 
@@ -56,6 +57,10 @@ def solutions(rows: list[dict], prefixes: dict[str, str]) -> list[dict]:
 def mismatches(case: Case, expectation: dict, stream) -> list[str]:
     """What differs between a hand-written expectation and the oracle's output (empty: agreement)."""
     values = {"r2s": case.r2s, **expectation["profile"]}
+    if isinstance(case.window, ValiditySpec):  # the data fixes the instants: no t0 (oracle/validity.py)
+        values.pop("count_t0", None)
+        got = validity.expected(stream, case.window, case.r2r, profiles.profile(values))
+        return _compare(case, expectation, got)
     if isinstance(case.window, CountWindowSpec):  # a position, and the stream by triple (oracle/counting.py)
         values["t0"] = values.pop("count_t0", None)
         stream = by_triple(stream)
@@ -65,6 +70,10 @@ def mismatches(case: Case, expectation: dict, stream) -> list[str]:
     if not isinstance(profile.t0, int):
         return [f"{case.id}: a hand-written expectation needs a fixed integer t0 (count_t0 for a count window)"]
     got = output(stream, case.window, profile, profile.t0, R2R(case.r2r, stream))
+    return _compare(case, expectation, got)
+
+
+def _compare(case: Case, expectation: dict, got: list) -> list[str]:
     want = expectation["reports"]
     problems = []
     if len(got) != len(want):

@@ -72,7 +72,19 @@ def window_message(window) -> dict:
     """A time window as {range, slide} (ms); a count window as {count, slide} (units)."""
     if hasattr(window, "count"):
         return {"count": window.count, "slide": window.slide}
+    if hasattr(window, "every"):  # time-annotated data: the instants, not a window
+        return {"validity": "data-driven"} if window.every is None else {"validity": "periodic", "every": window.every}
     return {"range": window.range, "slide": window.slide}
+
+
+def element_message(e, line) -> dict:
+    """One element; a fact of time-annotated data also says when its validity ends (``until``/``expires``)."""
+    out = {"t": e.t, "triples": [line(t) for t in e.triples]}
+    if e.until is not None:
+        out["until"] = e.until
+    if e.expires is not None:
+        out["expires"] = e.expires
+    return out
 
 
 def request_message(seq: int, request: RunRequest) -> dict:
@@ -85,7 +97,7 @@ def request_message(seq: int, request: RunRequest) -> dict:
         "cmd": "run", "seq": seq, "case": request.case_id, "query": request.query_text, "r2r": request.r2r,
         "stream_iri": request.stream_iri,
         "window": window_message(request.window), "r2s": request.r2s,
-        "elements": [{"t": e.t, "triples": [line(t) for t in e.triples]} for e in request.stream.elements],
+        "elements": [element_message(e, line) for e in request.stream.elements],
         "static": [line(t) for t in request.stream.static],
     }
 

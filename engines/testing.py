@@ -139,8 +139,52 @@ class CountOverrunEngine(ReferenceEngine):
             k += 1
 
 
-#: the faults judged on the count-window family (tests/test_fault_engines.py)
+class ClosedValidityEngine(ReferenceEngine):
+    """Time-annotated data read with the end included: a fact still holds at its tmp:final or expiration
+    time (and the valid set changes one millisecond later)."""
+
+    name = "testing-closed-validity"
+
+    def facts_valid_at(self, request, t):
+        elements, out = request.stream.elements, []
+        for i, e in enumerate(elements):
+            end = e.until if e.until is not None else e.expires
+            if e.t > t or (end is not None and t > end):
+                continue
+            about = {(s, p) for s, p, _ in e.triples}
+            if e.expires is not None and any(o.expires is not None and o.t <= t and
+                                             {(s, p) for s, p, _ in o.triples} == about for o in elements[i + 1:]):
+                continue
+            out.append(e)
+        return out
+
+    def validity_instants(self, request):
+        elements = request.stream.elements
+        times = {e.t for e in elements} | {x + 1 for e in elements for x in (e.until, e.expires) if x is not None}
+        if request.window.every is not None:
+            yield from super().validity_instants(request)
+            return
+        previous = None
+        for t in sorted(times):
+            now = self.facts_valid_at(request, t)
+            if previous is None or [id(e) for e in now] != [id(e) for e in previous]:
+                yield t, now
+            previous = now
+
+
+class KeepsOldVersionsEngine(ReferenceEngine):
+    """Expiring facts are never replaced: an old version holds until its own expiration."""
+
+    name = "testing-keeps-old-versions"
+
+    def facts_valid_at(self, request, t):
+        return [e for e in request.stream.elements if e.t <= t and (e.until is None or t < e.until)
+                and (e.expires is None or t < e.expires)]
+
+
+#: the faults judged on the count-window and time-annotated families (tests/test_fault_engines.py)
 COUNT_FAULTS = {CountOverrunEngine: "count"}
+VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions"}
 
 FAULTS = {
     SetDifferenceR2SEngine: "r2s-set",

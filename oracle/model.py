@@ -45,12 +45,17 @@ class Element:
     ``batch`` optionally names the input batch the element arrived in (a CSRBench file, a Spark
     micro-batch); batch-driven ticks use it, and it defaults to the timestamp.
     ``source`` says where the element was read from, for error messages and provenance.
+    ``until``/``expires`` annotate a fact of time-annotated data with the end of its validity.
     """
 
     t: int
     triples: tuple[Triple, ...]
     batch: Any = None
     source: str | None = None
+    #: time-annotated data (seed 001, oracle/validity.py): valid over [t, until), or from t until ``expires``
+    #: unless a newer version of the fact arrives first; None for a plain stream element
+    until: int | None = None
+    expires: int | None = None
 
     @property
     def batch_key(self) -> Any:
@@ -116,6 +121,19 @@ class CountWindowSpec:
     def __post_init__(self) -> None:
         if self.count <= 0 or self.slide <= 0:
             raise ValueError(f"window count and slide must be positive, got {self.count}/{self.slide}")
+
+
+@dataclass(frozen=True)
+class ValiditySpec:
+    """Time-annotated data instead of a window (seed 001; :mod:`oracle.validity`): at each evaluation
+    instant the query sees the static data plus the facts valid then.  ``every`` None: the instants are
+    data-driven (each change of the valid set); else a client polling every ``every`` ms from 0."""
+
+    every: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.every is not None and self.every <= 0:
+            raise ValueError(f"the polling period must be positive, got {self.every}")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ import pytest
 
 from conformance.cases import load_corpus
 from conformance.harness import run_case
-from engines.testing import COUNT_FAULTS, FAULTS, DstreamLateEngine
+from engines.testing import (COUNT_FAULTS, FAULTS, VALIDITY_FAULTS, ClosedValidityEngine, DstreamLateEngine,
+                             KeepsOldVersionsEngine)
 from oracle.explain import FINDINGS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,6 +39,20 @@ def test_each_count_window_fault_fails_three_count_cases_and_the_reason_names_it
     assert len(failed) >= 3 and not [r.id for r in results if r.verdict not in ("PASS", "FAIL")]
     assert all(FINDINGS[finding] in r.reason for r in failed), [(r.id, r.reason) for r in failed]
     assert any("count windows of 3 sliding by 2, not 2 sliding by 2" in n for r in failed for n in r.notes)
+
+
+@pytest.mark.parametrize("engine_class, at_least", [(ClosedValidityEngine, 3), (KeepsOldVersionsEngine, 1)],
+                         ids=lambda x: getattr(x, "name", str(x)))
+def test_each_validity_fault_fails_the_time_annotated_cases_and_the_reason_names_it(engine_class, at_least):
+    """Keeping old versions shows only where a newer version replaces an older one before it expires:
+    one case of the family has that (tad.expiration-replaces)."""
+    engine, finding = engine_class(), VALIDITY_FAULTS[engine_class]
+    cases = [c for c in load_corpus(ROOT / "cases") if c.family == "tad"]
+    results = [run_case(c, engine, engine.info(), timeout=60) for c in cases]
+    failed = [r for r in results if r.verdict == "FAIL"]
+    assert len(failed) >= at_least and not [r.id for r in results if r.verdict not in ("PASS", "FAIL")]
+    assert all(FINDINGS[finding] in r.reason and r.findings == {finding: r.findings[finding]} for r in failed), \
+        [(r.id, r.reason) for r in failed]
 
 
 def test_bag_set_and_set_difference_are_told_apart_where_the_data_can():

@@ -20,12 +20,12 @@ from rdflib import Graph
 
 from engines import r2s
 from engines.contract import EngineInfo, RunRequest
-from oracle.model import CountWindowSpec, ObservedReport
+from oracle.model import CountWindowSpec, ObservedReport, ValiditySpec
 
 CAPABILITIES = frozenset({
     "time-window", "sliding-window", "aggregates", "group-by", "filter", "optional", "union", "subquery",
     "order-by", "construct", "ask", "rstream", "istream", "dstream", "event-graphs", "static-data",
-    "empty-windows", "joins-across-time", "large-stream", "count-window",
+    "empty-windows", "joins-across-time", "large-stream", "count-window", "time-annotated",
 })
 
 
@@ -103,7 +103,51 @@ class ReferenceEngine:
     def r2s(self, operator: str, current, previous, kind: str):
         return current if kind == "ASK" else r2s.apply(operator, current, previous)
 
+    def facts_valid_at(self, request: RunRequest, t: int) -> list:
+        """Time-annotated data: the facts valid at t, by the annotations' plain meaning — an interval
+        [t, until) holds at t; an expiring fact holds until it expires, or until a later fact about the
+        same subjects and predicates is published."""
+        elements = request.stream.elements
+        out = []
+        for i, e in enumerate(elements):
+            if e.t > t:
+                continue
+            if e.until is not None and t >= e.until:
+                continue
+            if e.expires is not None:
+                about = {(s, p) for s, p, _ in e.triples}
+                newer = any(o.expires is not None and o.t <= t and {(s, p) for s, p, _ in o.triples} == about
+                            for o in elements[i + 1:])
+                if t >= e.expires or newer:
+                    continue
+            out.append(e)
+        return out
+
+    def validity_instants(self, request: RunRequest):
+        """(instant, facts valid then): polling every ``every`` ms from 0, or at each change of the valid set."""
+        elements = request.stream.elements
+        times = sorted({e.t for e in elements} | {x for e in elements for x in (e.until, e.expires) if x is not None})
+        if not times:
+            return
+        if request.window.every is not None:
+            for t in range(0, times[-1] + 1, request.window.every):
+                yield t, self.facts_valid_at(request, t)
+            return
+        previous = None
+        for t in times:
+            now = self.facts_valid_at(request, t)
+            if previous is None or [id(e) for e in now] != [id(e) for e in previous]:
+                yield t, now
+            previous = now
+
     def run(self, request: RunRequest) -> list[ObservedReport]:
+        if isinstance(request.window, ValiditySpec):
+            reports, previous = [], []
+            for t, valid in self.validity_instants(request):
+                kind, current = self.evaluate(request, valid)
+                reports.append(ObservedReport(self.r2s(request.r2s, current, previous, kind), tau=t, window=(t, t)))
+                previous = current
+            return reports
         reports = []
         previous: list = []
         for o, c, inside in self.windows(request):
