@@ -433,3 +433,16 @@ def test_count_windows_pass_in_replay_and_are_unsupported_in_streaming(engine):
     streaming = SparkEngine(mode="streaming")
     result = run_case(count_cases[0], streaming, streaming.info())
     assert result.verdict == "UNSUPPORTED" and "count-window" in result.reason
+
+
+def test_time_annotated_data_passes_in_replay_and_is_unsupported_in_streaming(engine):
+    """The instants and valid facts come from an interval join and an anti-join in Spark SQL
+    (engines/spark/replay.py, validity_sql); streaming mode declares no time-annotated capability."""
+    cases = [c for c in CASES.values() if c.family == "tad"]
+    assert len(cases) >= 5
+    for case in cases:
+        result = run_case(case, engine, engine.info(), timeout=600)
+        assert result.verdict == "PASS", (case.id, result.reason)
+    streaming = SparkEngine(mode="streaming")
+    result = run_case(cases[0], streaming, streaming.info())
+    assert result.verdict == "UNSUPPORTED" and "time-annotated" in result.reason

@@ -18,7 +18,7 @@ from engines.spark.compiler import (
     view_names,
 )
 from engines.spark.session import session
-from oracle.model import CountWindowSpec, WindowSpec
+from oracle.model import CountWindowSpec, ValiditySpec, WindowSpec
 
 SCHEMA = StructType([StructField("s", StringType()), StructField("p", StringType()),
                      StructField("o", StringType()), StructField("t", LongType())])
@@ -235,9 +235,73 @@ def replay_counted(spark, request: RunRequest, algebra):
     return form, windows, answers(rows_by_k, held, range(len(windows)))
 
 
+FACTS = StructType([StructField("s", StringType()), StructField("p", StringType()), StructField("o", StringType()),
+                    StructField("f", LongType()), StructField("initial", LongType()), StructField("until", LongType()),
+                    StructField("expires", LongType()), StructField("about", StringType())])
+
+
+def validity_sql(names: dict[str, str], every: int | None) -> str:
+    """SQL: the evaluation instants of time-annotated data, each with the facts valid then, as
+    ``(t, f)`` rows (``f`` null for an instant where nothing holds).
+
+    Instants: every start, end and expiration (data-driven), or 0, p, 2p, … up to the last of them
+    (periodic).  A fact holds at t when it has started (``initial ≤ t``) and not ended (``t < until`` or
+    ``t < expires``) — an interval join — and, if it expires, no later version of it (same subjects and
+    predicates, ``about``) has been published by t — an anti-join."""
+    facts = names["facts"]
+    points = (f"SELECT DISTINCT initial AS t FROM {facts} UNION SELECT until FROM {facts} WHERE until IS NOT NULL "
+              f"UNION SELECT expires FROM {facts} WHERE expires IS NOT NULL")
+    if every is not None:
+        points = (f"SELECT explode(sequence(CAST(0 AS BIGINT), max(t), CAST({every} AS BIGINT))) AS t "
+                  f"FROM ({points}) __p")
+    return (f"WITH __instants AS ({points}), "
+            f"__one AS (SELECT DISTINCT f, initial, until, expires, about FROM {facts}), "
+            f"__valid AS (SELECT i.t, x.f FROM __instants i JOIN __one x ON x.initial <= i.t "
+            f"AND i.t < coalesce(x.until, x.expires, i.t + 1) "
+            f"WHERE NOT (x.expires IS NOT NULL AND EXISTS (SELECT 1 FROM __one y WHERE y.expires IS NOT NULL "
+            f"AND y.about = x.about AND y.f > x.f AND y.initial <= i.t))) "
+            f"SELECT i.t, v.f FROM __instants i LEFT JOIN __valid v ON v.t = i.t")
+
+
+def replay_valid(spark, request: RunRequest, algebra):
+    """Time-annotated data (capability ``time-annotated``): the instants and the facts valid at each in
+    Spark SQL (:func:`validity_sql`, one job that collects the small (instant, fact) table); a
+    data-driven run keeps the instants whose set of valid facts differs from the previous one's; then
+    each kept instant is a window of the usual job (:func:`solve`), holding its valid facts' triples."""
+    elements = request.stream.elements
+    rows = [(s.n3(), p.n3(), o.n3(), i, e.t, e.until, e.expires,
+             " ".join(sorted({f"{s.n3()} {p.n3()}" for s, p, _ in e.triples})))
+            for i, e in enumerate(elements) for s, p, o in e.triples]
+    facts = spark.createDataFrame(rows, FACTS)
+    names = view_names(["facts"])
+    table = sql_over(spark, {"facts": facts}, names, validity_sql(names, request.window.every)).collect()
+    valid: dict[int, set] = {}
+    for t, f in table:
+        valid.setdefault(t, set())
+        if f is not None:
+            valid[t].add(f)
+    instants, previous = [], None
+    for t in sorted(valid):
+        if request.window.every is not None or valid[t] != previous:
+            instants.append(t)
+        previous = valid[t]
+    pairs = [(k, f) for k, t in enumerate(instants) for f in sorted(valid[t])]
+    if pairs:
+        held = spark.createDataFrame(pairs, StructType([StructField(K, LongType()), StructField("f", LongType())]))
+        windowed = matchable(facts, algebra).join(held, "f").selectExpr("s", "p", "o", K)
+    else:
+        windowed = spark.createDataFrame([], StructType([StructField(c, StringType()) for c in ("s", "p", "o")]
+                                                        + [StructField(K, LongType())]))
+    form, rows_by_k, held_k, _ = solve(spark, windowed.repartition(partitions(spark), K),
+                                       static_frame(spark, request.stream, algebra), algebra)
+    return form, [(t, t) for t in instants], answers(rows_by_k, held_k, range(len(instants)))
+
+
 def replay(request: RunRequest, algebra, t0: int, master: str):
     """Replay a case's stream (elements handed over by the harness)."""
     spark = session(master)
+    if isinstance(request.window, ValiditySpec):
+        return replay_valid(spark, request, algebra)
     if isinstance(request.window, CountWindowSpec):
         return replay_counted(spark, request, algebra)
     rows = [(s.n3(), p.n3(), o.n3(), e.t) for e in request.stream.elements for s, p, o in e.triples]
