@@ -23,7 +23,7 @@ from conformance import durations
 from conformance.durations import parse_duration
 
 DURATION_FIELDS = ("range", "slide", "interval", "duration", "periodic")
-from oracle.model import CountWindowSpec, Stream, ValiditySpec, WindowSpec
+from oracle.model import CountWindowSpec, MultiWindowSpec, NamedWindow, Stream, ValiditySpec, WindowSpec
 
 SCHEMA_PATH = Path(__file__).parent / "schema" / "case.schema.json"
 TEMPLATE = re.compile(r"\{\{([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)?)\}\}")
@@ -182,8 +182,13 @@ def _one(data: dict, index: int, params: dict, path: Path) -> Case:
     where = f"{path}: cases[{index}] ({base_id})"
     query = _substitute(raw["query"], params, where)
     try:
-        spec = query["window"]
-        if "count" in spec:
+        spec = query.get("window", {})
+        if "windows" in query:
+            window = MultiWindowSpec(tuple(NamedWindow(name, w["stream"], parse_duration(w["range"]),
+                                                       parse_duration(w["slide"]))
+                                           for name, w in query["windows"].items()),
+                                     query.get("instants", "any-close"))
+        elif "count" in spec:
             window = CountWindowSpec(int(spec["count"]), int(spec["slide"]))
         elif "validity" in spec:
             window = ValiditySpec(parse_duration(spec["every"]) if spec["validity"] == "periodic" else None)

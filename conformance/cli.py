@@ -33,8 +33,8 @@ def lint(args) -> int:
     from conformance.cases import CaseFileError, DataMissing, expand, read_family
     from conformance.handwritten import mismatches
     from oracle.counting import by_triple
-    from oracle import validity
-    from oracle.model import CountWindowSpec, ValiditySpec
+    from oracle import multiwindow, validity
+    from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec
     from oracle.r2r import R2R
     from oracle.secret import simulate
     from oracle.verdict import candidate_t0s
@@ -98,10 +98,13 @@ def lint(args) -> int:
         for name, declared in STANDARD_PROFILES.items():
             fixed = dict(case.fixed)
             fixed.setdefault("r2s", case.r2s)
-            if isinstance(case.window, ValiditySpec):  # the data fixes the instants: evaluate them all
+            if isinstance(case.window, (ValiditySpec, MultiWindowSpec)):  # nothing enumerated: evaluate all
                 try:
                     variant = next(profiles.space(declared, fixed, case.vary).variants())
-                    validity.expected(stream, case.window, case.r2r, variant)
+                    if isinstance(case.window, ValiditySpec):
+                        validity.expected(stream, case.window, case.r2r, variant)
+                    elif isinstance(variant.t0, int):  # a standard profile with t0 'any' is not judged here yet
+                        multiwindow.expected(stream, case.window, case.r2r, variant)
                 except Exception as exc:  # noqa: BLE001 - lint reports every failure
                     problems.append(f"{case.id}: the oracle cannot evaluate it under the {name} profile: {exc}")
                 continue

@@ -15,8 +15,8 @@ from conformance import profiles
 from conformance.cases import Case
 from oracle.counting import by_triple
 from oracle.expected import output
-from oracle import validity
-from oracle.model import CountWindowSpec, ValiditySpec
+from oracle import multiwindow, validity
+from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec
 from oracle.r2r import R2R, Solutions, same
 from oracle.terms import bag
 
@@ -57,6 +57,9 @@ def solutions(rows: list[dict], prefixes: dict[str, str]) -> list[dict]:
 def mismatches(case: Case, expectation: dict, stream) -> list[str]:
     """What differs between a hand-written expectation and the oracle's output (empty: agreement)."""
     values = {"r2s": case.r2s, **expectation["profile"]}
+    if isinstance(case.window, MultiWindowSpec):  # several windows (oracle/multiwindow.py)
+        values.pop("count_t0", None)
+        return _compare(case, expectation, multiwindow.expected(stream, case.window, case.r2r, profiles.profile(values)))
     if isinstance(case.window, ValiditySpec):  # the data fixes the instants: no t0 (oracle/validity.py)
         values.pop("count_t0", None)
         got = validity.expected(stream, case.window, case.r2r, profiles.profile(values))

@@ -21,8 +21,8 @@ from engines.contract import EngineInfo, RunRequest, Unsupported
 from engines.render import Inexpressible, render
 from oracle.counting import by_triple
 from oracle.explain import BUDGET, diagnose, reason
-from oracle import validity
-from oracle.model import CountWindowSpec, ValiditySpec
+from oracle import multiwindow, validity
+from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec
 from oracle.r2r import R2R, QueryError
 from oracle.terms import show_solution
 from oracle.verdict import JudgeTimeout, check
@@ -145,6 +145,12 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
     """The oracle's verdict on an engine's reports for a case, diagnosed when it fails.  ``deadline``
     (a monotonic instant) bounds the judging: past it the check raises JudgeTimeout, and the diagnosis
     of a FAIL gets the time left (at most explain.BUDGET) and says when it was cut short."""
+    if isinstance(case.window, MultiWindowSpec):  # several windows, at fixed t0 (oracle/multiwindow.py)
+        fixed = dict(case.fixed)
+        fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
+        variant = next(profiles.space(info.profile, fixed, case.vary).variants())
+        return multiwindow.check(stream, case.window, case.r2r, variant, reports, info.alignment,
+                                 R2R(case.r2r, stream).form)
     if isinstance(case.window, ValiditySpec):  # time-annotated data: the data fixes the instants
         fixed = dict(case.fixed)
         fixed.setdefault("r2s", declared_r2s(info) or case.r2s)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
@@ -88,7 +89,8 @@ def inline(spec: dict, where: str) -> Stream:
     for i, item in enumerate(spec.get("elements", [])):
         at = f"{where}: stream.elements[{i}]"
         g = _turtle(item.get("turtle", ""), prefixes, at)
-        elements += elements_of(int(item["t"]), g, bool(item.get("graph", False)), item.get("batch"), at)
+        made = elements_of(int(item["t"]), g, bool(item.get("graph", False)), item.get("batch"), at)
+        elements += [replace(e, stream=item["stream"]) for e in made] if item.get("stream") else made
     static = _turtle(spec.get("static", ""), prefixes, f"{where}: stream.static") if spec.get("static") else ()
     return _stream(elements, _sorted(static), where)
 

@@ -70,6 +70,9 @@ def problems(message, kind: str) -> list[str]:
 
 def window_message(window) -> dict:
     """A time window as {range, slide} (ms); a count window as {count, slide} (units)."""
+    if hasattr(window, "windows"):  # several named windows (RSP-QL)
+        return {"windows": [{"name": w.name, "stream": w.stream, "range": w.range, "slide": w.slide}
+                            for w in window.windows], "instants": window.instants}
     if hasattr(window, "count"):
         return {"count": window.count, "slide": window.slide}
     if hasattr(window, "every"):  # time-annotated data: the instants, not a window
@@ -84,6 +87,8 @@ def element_message(e, line) -> dict:
         out["until"] = e.until
     if e.expires is not None:
         out["expires"] = e.expires
+    if e.stream is not None:
+        out["stream"] = e.stream
     return out
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from oracle.model import CountWindowSpec, WindowSpec
+from oracle.model import CountWindowSpec, MultiWindowSpec, WindowSpec
 
 
 def _seconds(ms: int) -> str:
@@ -90,6 +90,14 @@ def render(dialect: str, r2r: str, stream_iri: str, window: WindowSpec, r2s: str
     if dialect == "sparql":
         return r2r
     prologue, head, body, tail = _split(r2r)
+    if isinstance(window, MultiWindowSpec):
+        if dialect != "rspql":
+            raise Inexpressible(f"{dialect} has no named windows for the query's GRAPH <window> blocks; this case "
+                                "reads several windows apart")
+        named = "".join(f"FROM NAMED WINDOW <{w.name}> ON <{w.stream}> [RANGE {_iso(w.range)} STEP {_iso(w.slide)}]\n"
+                        for w in window.windows)
+        body = re.sub(r"\bGRAPH\s+<", "WINDOW <", body, flags=re.IGNORECASE)
+        return f"{prologue}REGISTER {r2s.upper()} <{name}> AS\n{head}\n{named}WHERE {{{body}}}{tail}"
     if isinstance(window, CountWindowSpec) and dialect in ("csparql", "cqels", "rspql"):
         spec = _count_window(dialect, window)
         if dialect == "csparql":

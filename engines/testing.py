@@ -182,9 +182,20 @@ class KeepsOldVersionsEngine(ReferenceEngine):
                 and (e.expires is None or t < e.expires)]
 
 
+class OneWindowEngine(ReferenceEngine):
+    """Several named windows read as one: every window gets the content of the first (rsp-js is known to
+    mishandle the first of two windows on one stream; this is the simplest such fault)."""
+
+    name = "testing-one-window"
+
+    def read_as(self, request, window):
+        return request.window.windows[0]
+
+
 #: the faults judged on the count-window and time-annotated families (tests/test_fault_engines.py)
 COUNT_FAULTS = {CountOverrunEngine: "count"}
 VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions"}
+MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window"}
 
 FAULTS = {
     SetDifferenceR2SEngine: "r2s-set",

@@ -58,6 +58,7 @@ FINDINGS = {
     "count": "has count windows of another size or slide, or counting other units, than the case's",
     "closed-end": "treats facts as valid at their final or expiration time",
     "keeps-old-versions": "keeps old versions of facts that a newer version replaced",
+    "one-window": "gives every window the content of the first one (several windows read as one)",
 }
 #: seconds of diagnosis per case before it is cut short
 BUDGET = 60.0
@@ -435,7 +436,7 @@ def _expected_slide(best) -> int | None:
 
 
 #: findings about the whole output stream, not counted per window
-WHOLE_OUTPUT = ("drift", "width", "count", "closed-end", "keeps-old-versions")
+WHOLE_OUTPUT = ("drift", "width", "count", "closed-end", "keeps-old-versions", "one-window")
 
 
 def findings_text(findings: dict[str, int]) -> str:
@@ -458,8 +459,8 @@ def reason(verdict: CaseVerdict) -> str:
     if verdict.verdict == "PASS":
         lo, hi = best.t0_class
         span = f"t0={lo}" if lo == hi else f"t0 in [{lo}, {hi}]"
-        if verdict.context.get("validity"):
-            span = "the instants the data fixes"
+        if verdict.context.get("fixed"):
+            span = verdict.context["fixed"]
         if verdict.vacuous:
             return (f"VACUOUS: explained by {span} with no report at all, although the stream has data: nothing "
                     "was compared (the explanation expects no report)")
@@ -474,5 +475,5 @@ def reason(verdict: CaseVerdict) -> str:
     detail = first.diagnostics[0] if first.diagnostics else first.status
     where = f"window {_span(first.expected)}: " if first.expected is not None else ""
     pattern = f" — pattern: {findings_text(verdict.findings)}" if verdict.findings else ""
-    head = "at the instants the data fixes" if verdict.context.get("validity") else f"best t0={best.t0}"
+    head = f"by {verdict.context['fixed']}" if verdict.context.get("fixed") else f"best t0={best.t0}"
     return f"{head}: {summary} of {len(best.windows)} reports{pattern}{notes}; first: {where}{detail}"

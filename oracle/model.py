@@ -56,6 +56,8 @@ class Element:
     #: unless a newer version of the fact arrives first; None for a plain stream element
     until: int | None = None
     expires: int | None = None
+    #: the IRI of the stream the element belongs to, when a case has several (oracle/multiwindow.py)
+    stream: str | None = None
 
     @property
     def batch_key(self) -> Any:
@@ -121,6 +123,40 @@ class CountWindowSpec:
     def __post_init__(self) -> None:
         if self.count <= 0 or self.slide <= 0:
             raise ValueError(f"window count and slide must be positive, got {self.count}/{self.slide}")
+
+
+@dataclass(frozen=True)
+class NamedWindow:
+    """One window of an RSP-QL dataset: its name (the graph the query reads it as), the stream it is
+    over, and its range and slide (ms)."""
+
+    name: str
+    stream: str
+    range: int
+    slide: int
+
+    def __post_init__(self) -> None:
+        if self.range <= 0 or self.slide <= 0:
+            raise ValueError(f"window {self.name}: range and slide must be positive, got {self.range}/{self.slide}")
+
+
+@dataclass(frozen=True)
+class MultiWindowSpec:
+    """Several named windows, each over a named stream (RSP-QL; :mod:`oracle.multiwindow`).  ``instants``:
+    when the query is evaluated — ``any-close`` (whenever some window closes) or ``all-close`` (only
+    when every window closes at once)."""
+
+    windows: tuple[NamedWindow, ...]
+    instants: str = "any-close"
+
+    def __post_init__(self) -> None:
+        if not self.windows:
+            raise ValueError("a multi-window query needs at least one window")
+        if self.instants not in ("any-close", "all-close"):
+            raise ValueError(f"instants must be any-close or all-close, got {self.instants!r}")
+        names = [w.name for w in self.windows]
+        if len(set(names)) != len(names):
+            raise ValueError(f"window names must differ, got {names}")
 
 
 @dataclass(frozen=True)

@@ -120,17 +120,15 @@ def check(stream: Stream, spec: ValiditySpec, query_text: str, profile: Profile,
           how: str, evaluator: str = "auto"):
     """The verdict: PASS iff the engine's reports are exactly the oracle's; else FAIL with per-instant
     precision/recall and, when one of :data:`FAULTS` reproduces the whole output, that fault named."""
-    from oracle.verdict import MATCH, CaseVerdict, Explanation, compare, observed_solutions
+    from oracle.verdict import MATCH, compare, fixed
 
     form = R2R(query_text, stream).form
-    sols = [observed_solutions(a, form) for a in actual]
-    windows = compare(expected(stream, spec, query_text, profile, evaluator=evaluator), actual, how, form, sols)
-    best = Explanation(profile, 0, (0, 0), windows)
-    if all(w.status == MATCH for w in windows):
-        vacuous = not windows and len(stream) > 0
-        return CaseVerdict("PASS", best, [(profile.describe(), (0, 0))], 1, how, vacuous=vacuous,
-                           context={"validity": True})
-    verdict = CaseVerdict("FAIL", best, [], 1, how, context={"validity": True})
+    verdict = fixed(expected(stream, spec, query_text, profile, evaluator=evaluator), actual, how, form, profile,
+                    stream, "the instants the data fixes")
+    if verdict.verdict == "PASS":
+        return verdict
+    sols = verdict.context["sols"]
+    windows = verdict.best.windows
     for name, semantics in (("closed-end", Semantics(closed_end=True)),
                             ("keeps-old-versions", Semantics(keeps_old_versions=True))):
         other = compare(expected(stream, spec, query_text, profile, semantics, evaluator), actual, how, form, sols)

@@ -438,3 +438,19 @@ def _t0_beyond_stream(stream: Stream, candidates) -> str | None:
         return (f"t0={t0s[0]} lies after the stream's last element (t={last}): no window can hold data, so it "
                 "explains nothing; a t0 must let some window hold an element")
     return None
+
+
+def fixed(expected_reports: list[Report], actual: list[ObservedReport], how: str, form: str, profile: Profile,
+          stream: Stream, basis: str) -> CaseVerdict:
+    """The verdict where the semantics leave nothing to enumerate (time-annotated data, several windows
+    at fixed t0): PASS iff the reports are exactly the oracle's.  ``basis`` says, in the reason, what
+    fixed the evaluation instants."""
+    sols = [observed_solutions(a, form) for a in actual]
+    windows = compare(expected_reports, actual, how, form, sols)
+    best = Explanation(profile, profile.t0 if isinstance(profile.t0, int) else 0, (0, 0), windows)
+    context = {"fixed": basis, "sols": sols}
+    if all(w.status == MATCH for w in windows):
+        return CaseVerdict("PASS", best, [(profile.describe(), (0, 0))], 1, how,
+                           vacuous=not windows and len(stream) > 0, context=context)
+    return CaseVerdict("FAIL", best, [], 1, how, context=context)
+

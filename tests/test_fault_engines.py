@@ -8,8 +8,8 @@ import pytest
 
 from conformance.cases import load_corpus
 from conformance.harness import run_case
-from engines.testing import (COUNT_FAULTS, FAULTS, VALIDITY_FAULTS, ClosedValidityEngine, DstreamLateEngine,
-                             KeepsOldVersionsEngine)
+from engines.testing import (COUNT_FAULTS, FAULTS, MULTI_WINDOW_FAULTS, VALIDITY_FAULTS, ClosedValidityEngine,
+                             DstreamLateEngine, KeepsOldVersionsEngine, OneWindowEngine)
 from oracle.explain import FINDINGS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +53,15 @@ def test_each_validity_fault_fails_the_time_annotated_cases_and_the_reason_names
     assert len(failed) >= at_least and not [r.id for r in results if r.verdict not in ("PASS", "FAIL")]
     assert all(FINDINGS[finding] in r.reason and r.findings == {finding: r.findings[finding]} for r in failed), \
         [(r.id, r.reason) for r in failed]
+
+
+def test_reading_several_windows_as_one_fails_the_multi_window_cases_and_is_named():
+    engine = OneWindowEngine()
+    cases = [c for c in load_corpus(ROOT / "cases") if c.family == "mw"]
+    results = {c.id: run_case(c, engine, engine.info(), timeout=60) for c in cases}
+    failed = [r for r in results.values() if r.verdict == "FAIL"]
+    assert len(failed) >= 3 and all(FINDINGS[MULTI_WINDOW_FAULTS[OneWindowEngine]] in r.reason for r in failed)
+    assert results["mw.window-static-join"].verdict == "PASS"  # one window: nothing to confuse
 
 
 def test_bag_set_and_set_difference_are_told_apart_where_the_data_can():

@@ -16,16 +16,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rdflib import Graph
+from rdflib import Dataset, Graph, URIRef
 
 from engines import r2s
 from engines.contract import EngineInfo, RunRequest
-from oracle.model import CountWindowSpec, ObservedReport, ValiditySpec
+from oracle.model import CountWindowSpec, MultiWindowSpec, ObservedReport, ValiditySpec
 
 CAPABILITIES = frozenset({
     "time-window", "sliding-window", "aggregates", "group-by", "filter", "optional", "union", "subquery",
     "order-by", "construct", "ask", "rstream", "istream", "dstream", "event-graphs", "static-data",
     "empty-windows", "joins-across-time", "large-stream", "count-window", "time-annotated",
+    "multi-window",
 })
 
 
@@ -140,7 +141,50 @@ class ReferenceEngine:
                 yield t, now
             previous = now
 
+    def read_as(self, request: RunRequest, window):
+        """The window whose stream, range and slide fill the named graph of ``window`` (itself)."""
+        return window
+
+    def multi_window_reports(self, request: RunRequest) -> list[ObservedReport]:
+        """Several named windows: evaluate whenever one closes (or only when all close at once); each
+        window then holds the elements of its stream in its most recent closed instance, and the query
+        reads it as the named graph of its name."""
+        elements = request.stream.elements
+        if not elements:
+            return []
+        last = elements[-1].t
+        closes = []
+        for w in request.window.windows:
+            closes.append({self.t0 + k * w.slide + w.range for k in range((last - self.t0) // w.slide + 1)})
+        times = sorted(set().union(*closes) if request.window.instants == "any-close" else set.intersection(*closes))
+        reports, previous = [], []
+        for t in times:
+            ds = Dataset()
+            for triple in request.stream.static:
+                ds.add(triple)
+            for named in request.window.windows:
+                w = self.read_as(request, named)
+                n = (t - self.t0 - w.range) // w.slide  # the latest instance that has closed by t
+                if n < 0:
+                    continue
+                o = self.t0 + n * w.slide
+                g = ds.graph(URIRef(named.name))
+                for e in elements:
+                    if e.stream == w.stream and (o <= e.t < o + w.range or (self.closed and e.t == o + w.range)):
+                        for triple in e.triples:
+                            g.add(triple)
+            result = ds.query(request.r2r)
+            names = [str(v) for v in result.vars or []]
+            current = ([{n: row[i] for i, n in enumerate(names) if row[i] is not None} for row in result]
+                       if result.type == "SELECT" else bool(result.askAnswer))
+            kind = result.type
+            reports.append(ObservedReport(self.r2s(request.r2s, current, previous, kind), tau=t, window=(t, t)))
+            previous = current
+        return reports
+
     def run(self, request: RunRequest) -> list[ObservedReport]:
+        if isinstance(request.window, MultiWindowSpec):
+            return self.multi_window_reports(request)
         if isinstance(request.window, ValiditySpec):
             reports, previous = [], []
             for t, valid in self.validity_instants(request):
