@@ -78,7 +78,7 @@ class SparkEngine:
         streams are declared unsupported there (the kit reports them UNSUPPORTED, not TIMEOUT)."""
         if self.mode == "streaming":  # count windows: replay only (engines/spark/README.md)
             return CAPABILITIES - {"large-stream"} if self.source == "socket" else CAPABILITIES
-        return CAPABILITIES | {"count-window", "time-annotated"}
+        return CAPABILITIES | {"count-window", "time-annotated", "multi-window"}
 
     def run(self, request: RunRequest) -> list[ObservedReport]:
         algebra = prepareQuery(request.r2r).algebra

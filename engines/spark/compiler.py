@@ -31,6 +31,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from engines.contract import Unsupported
 
 K = "__k"
+G = "__g"  # the named graph a triple is in (several windows); '' for the default graph
 RANK = "__rank"  # a solution's position in its window under ORDER BY
 NUMERIC = [str(x) for x in (XSD.integer, XSD.decimal, XSD.double, XSD.float, XSD.int, XSD.long, XSD.short,
                             XSD.byte, XSD.nonNegativeInteger, XSD.positiveInteger, XSD.negativeInteger,
@@ -195,9 +196,13 @@ class Compiler:
     """Compiles one query over the relations named ``windowed`` (partitioned by window) and ``windows``
     (the window instances an empty pattern or an aggregate without GROUP BY answers for)."""
 
-    def __init__(self, windowed: str, windows: str):
+    def __init__(self, windowed: str, windows: str, graphs: bool = False):
         self.W = windowed
         self.windows = windows
+        # several named windows: the frame has a graph column G ('' for the default graph: static data),
+        # and a pattern matches the graph its GRAPH block names, or the default graph outside one
+        self.graphs = graphs
+        self.graph = ""
         self._aliases = itertools.count()
 
     def alias(self) -> str:
@@ -272,6 +277,16 @@ class Compiler:
         name = node.name
         if name == "BGP":
             return self.bgp(node.triples)
+        if name == "Graph":
+            if not self.graphs:
+                raise Unsupported("GRAPH (named graphs are the windows of a multi-window query only)")
+            if is_var(node.term):
+                raise Unsupported("GRAPH with a variable")
+            outer, self.graph = self.graph, n3(node.term)
+            try:
+                return self.pattern(node.p)
+            finally:
+                self.graph = outer
         if name == "Filter":
             rel = self.pattern(node.p)
             return Relation(f"SELECT * FROM ({rel.sql}) {self.alias()} WHERE {as_bool(self.expr(node.expr, rel))}",
@@ -373,6 +388,8 @@ class Compiler:
                         selected.append(f"{column} AS {quote(name)}")
                 else:
                     conditions.append(f"{column} = {sql_string(n3(term))}")
+            if self.graphs:
+                conditions.append(f"{G} = {sql_string(self.graph)}")
             where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
             parts.append((Relation(f"SELECT {', '.join(selected)} FROM {self.W}{where}", cols), set(names)))
         # join connected patterns first (a cross product only when nothing connects)
@@ -444,10 +461,11 @@ class Compiler:
                         f" USING ({quote(K)})", out.cols)
 
 
-def compile_sql(algebra, windowed: str, windows: str) -> tuple[str, Relation, list[str]]:
+def compile_sql(algebra, windowed: str, windows: str, graphs: bool = False) -> tuple[str, Relation, list[str]]:
     """(query form, the query as SQL over the relations named ``windowed`` and ``windows``, projected
-    variable names) for a prepared rdflib query's algebra."""
-    c = Compiler(windowed, windows)
+    variable names) for a prepared rdflib query's algebra; ``graphs``: ``windowed`` has a graph column
+    :data:`G` (several named windows)."""
+    c = Compiler(windowed, windows, graphs)
     if algebra.name == "SelectQuery":
         return "SELECT", c.pattern(algebra.p), [str(v) for v in algebra.PV]
     if algebra.name == "AskQuery":

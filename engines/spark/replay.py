@@ -11,6 +11,7 @@ from engines.contract import RunRequest
 from engines.spark import ingest
 from engines.spark.compiler import (
     RANK,
+    G,
     K,
     compile_sql,
     sql_over,
@@ -18,7 +19,7 @@ from engines.spark.compiler import (
     view_names,
 )
 from engines.spark.session import session
-from oracle.model import CountWindowSpec, ValiditySpec, WindowSpec
+from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec, WindowSpec
 
 SCHEMA = StructType([StructField("s", StringType()), StructField("p", StringType()),
                      StructField("o", StringType()), StructField("t", LongType())])
@@ -126,7 +127,8 @@ def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: in
     return form, windows, answers(rows, held, range(len(windows)) if only is None else only)
 
 
-def solve(spark, windowed: DataFrame, static: DataFrame | None, algebra, only: list[int] | None = None):
+def solve(spark, windowed: DataFrame, static: DataFrame | None, algebra, only: list[int] | None = None,
+          graphs: bool = False):
     """(query form, {k: rows}, the windows that hold a stream triple, the highest window index the
     stream reached or None) over triples assigned to their windows (:func:`assign`), ``only`` the
     given windows if set.  Rows are computed for the windows that hold a stream triple and for
@@ -140,7 +142,7 @@ def solve(spark, windowed: DataFrame, static: DataFrame | None, algebra, only: l
     :data:`EMPTY`'s, so its answer is the same (:func:`answers`)."""
     shared = windowed.localCheckpoint(eager=False)
     try:
-        return _solve(spark, shared, static, algebra, only)
+        return _solve(spark, shared, static, algebra, only, graphs)
     finally:
         release(shared)
 
@@ -150,7 +152,7 @@ def release(checkpointed: DataFrame) -> None:
     checkpointed._jdf.queryExecution().logical().rdd().unpersist(False)
 
 
-def solve_sql(names: dict[str, str], algebra, only: list[int] | None) -> tuple[str, str, list[str]]:
+def solve_sql(names: dict[str, str], algebra, only: list[int] | None, graphs: bool = False) -> tuple[str, str, list[str]]:
     """(query form, SQL, projected variable names) of the whole job over the views
     named ``names["shared"]`` (the windowed triples, :func:`assign`) and, if given, ``names["static"]``:
     the query per window as lines of text, plus, in the same job, each window that some stream
@@ -158,17 +160,19 @@ def solve_sql(names: dict[str, str], algebra, only: list[int] | None) -> tuple[s
     keep = "s IS NOT NULL"
     if only is not None:
         keep += f" AND {K} IN ({', '.join(str(int(k)) for k in only)})" if only else " AND false"
-    ctes = [f"__stream AS (SELECT s, p, o, {K} FROM {names['shared']} WHERE {keep})",
+    g = f", {G}" if graphs else ""  # several windows: each triple's named graph (compiler.G)
+    ctes = [f"__stream AS (SELECT s, p, o, {K}{g} FROM {names['shared']} WHERE {keep})",
             # each of these windows gets one solution of an empty pattern and one row of an aggregate
             # without GROUP BY
             f"__instances AS (SELECT DISTINCT {K} FROM __stream UNION ALL SELECT CAST({EMPTY} AS BIGINT) AS {K})"]
     windowed = "__stream"
     if "static" in names:
         # partitioned like the stream's triples: the union keeps that partitioning
+        default = f", '' AS {G}" if graphs else ""  # static data is the default graph
         ctes.append(f"__windowed AS (SELECT * FROM __stream UNION ALL SELECT * FROM (SELECT st.s, st.p, st.o,"
-                    f" i.{K} FROM {names['static']} st CROSS JOIN __instances i DISTRIBUTE BY {K}) __st)")
+                    f" i.{K}{default} FROM {names['static']} st CROSS JOIN __instances i DISTRIBUTE BY {K}) __st)")
         windowed = "__windowed"
-    form, rel, projected = compile_sql(algebra, windowed, "__instances")
+    form, rel, projected = compile_sql(algebra, windowed, "__instances", graphs)
     ctes.append(f"__result AS ({rel.sql})")
     # one line of text per solution, its values in projection order separated by newlines (which
     # N-Triples terms never hold; '' for an unbound one), one list of lines per window: a few rows
@@ -187,10 +191,10 @@ def solve_sql(names: dict[str, str], algebra, only: list[int] | None) -> tuple[s
     return form, text, projected
 
 
-def _solve(spark, shared: DataFrame, static: DataFrame | None, algebra, only: list[int] | None):
+def _solve(spark, shared: DataFrame, static: DataFrame | None, algebra, only: list[int] | None, graphs: bool = False):
     frames = {"shared": shared} if static is None else {"shared": shared, "static": static}
     names = view_names(frames)
-    form, text, projected = solve_sql(names, algebra, only)
+    form, text, projected = solve_sql(names, algebra, only, graphs)
     collected = sql_over(spark, frames, names, text).collect()
     by_window: dict[int, list[dict]] = {}
     windows_held: set[int] = set()
@@ -297,9 +301,49 @@ def replay_valid(spark, request: RunRequest, algebra):
     return form, [(t, t) for t in instants], answers(rows_by_k, held_k, range(len(instants)))
 
 
+MULTI = StructType([StructField("s", StringType()), StructField("p", StringType()), StructField("o", StringType()),
+                    StructField("t", LongType()), StructField("stream", StringType())])
+SPANS = StructType([StructField(K, LongType()), StructField(G, StringType()), StructField("stream", StringType()),
+                    StructField("__open", LongType()), StructField("__close", LongType())])
+
+
+def multi_instants(spec, t0: int, last: int) -> list[int]:
+    """When a multi-window query is evaluated: whenever one of its windows closes (any-close), or when all
+    do at once (all-close) — for every window instance that has started by the last element."""
+    closes = [{t0 + k * w.slide + w.range for k in range((last - t0) // w.slide + 1)} for w in spec.windows]
+    return sorted(set().union(*closes) if spec.instants == "any-close" else set.intersection(*closes))
+
+
+def replay_multi(spark, request: RunRequest, algebra, t0: int):
+    """Several named windows: instant k holds, per window, the triples of its stream in its latest
+    instance closed by the instant, as the named graph of the window's name (an interval join of the
+    stream with the (instant, window, [o, c)) spans); static data is the default graph.  Then the usual
+    per-window job, with GRAPH patterns matching the graph column."""
+    elements = request.stream.elements
+    if not elements:
+        return "SELECT", [], {}
+    instants = multi_instants(request.window, t0, elements[-1].t)
+    spans = []
+    for k, t in enumerate(instants):
+        for w in request.window.windows:
+            n = (t - t0 - w.range) // w.slide
+            if n >= 0:
+                o = t0 + n * w.slide
+                spans.append((k, URIRef(w.name).n3(), w.stream, o, o + w.range))
+    rows = [(s.n3(), p.n3(), o.n3(), e.t, e.stream or request.stream_iri) for e in elements for s, p, o in e.triples]
+    stream = matchable(spark.createDataFrame(rows, MULTI), algebra)
+    windowed = (stream.join(spark.createDataFrame(spans, SPANS), "stream")
+                .where("__open <= t AND t < __close").selectExpr("s", "p", "o", K, G))
+    form, rows_by_k, held, _ = solve(spark, windowed.repartition(partitions(spark), K),
+                                     static_frame(spark, request.stream, algebra), algebra, graphs=True)
+    return form, [(t, t) for t in instants], answers(rows_by_k, held, range(len(instants)))
+
+
 def replay(request: RunRequest, algebra, t0: int, master: str):
     """Replay a case's stream (elements handed over by the harness)."""
     spark = session(master)
+    if isinstance(request.window, MultiWindowSpec):
+        return replay_multi(spark, request, algebra, t0)
     if isinstance(request.window, ValiditySpec):
         return replay_valid(spark, request, algebra)
     if isinstance(request.window, CountWindowSpec):
