@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from rdflib import Dataset, Literal, Namespace, URIRef
-from rdflib.namespace import RDF, XSD
+from rdflib.namespace import RDF
 
 from conformance.streams import StreamInputError
 from oracle.model import Element, Stream

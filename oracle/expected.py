@@ -22,13 +22,6 @@ def reports(stream: Stream, window: WindowSpec, profile: Profile, t0: int, query
     or not that one was streamed out); without empty-result notification an empty result is not
     streamed out.
     """
-    previous = None
-    for trig in simulate(stream, window, profile, t0):
-        relation = query.evaluate(trig.content)
-        if profile.multiplicity == "set":  # duplicate-free relations: R2S takes set differences
-            relation = relation.distinct()
-        out = r2s.apply(profile.r2s, relation, previous)
-        previous = relation
-        if len(out) == 0 and not profile.empty:
-            continue
-        yield Report(trig.tau, trig.k, trig.opening, trig.closing, trig.content, out, trig.reason)
+    decisions = ((trig.tau, trig.k, trig.opening, trig.closing, trig.content, trig.reason,
+                  query.evaluate(trig.content)) for trig in simulate(stream, window, profile, t0))
+    return r2s.streamed(decisions, profile)

@@ -24,12 +24,11 @@ from statistics import median
 
 from rdflib import Literal
 
-from oracle import r2s
 from oracle.gracious import reconstruct
 from oracle.model import CountWindowSpec
 from oracle.provenance import Provenance
 from oracle.r2r import R2R, Solutions
-from oracle.terms import show_solution, term_key
+from oracle.terms import show_solution
 from oracle.verdict import EXTRA, MATCH, MISMATCH, MISSING, CaseVerdict, WindowResult
 
 SHOWN = 5

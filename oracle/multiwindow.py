@@ -87,22 +87,16 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
         return []
     last = stream.elements[-1].t
     cache: dict[tuple, Solutions] = {}
-    out, previous = [], None
-    for k, t in enumerate(instants(spec, profile.t0, last)):
+
+    def relation(t: int) -> Solutions:
         graphs = {w.name: content(stream, spec.windows[0] if one_window else w, profile.t0, t, profile.boundary)
                   for w in spec.windows}
         key = tuple(tuple(graphs[w.name]) for w in spec.windows)
-        relation = cache.get(key)
-        if relation is None:
-            relation = cache[key] = evaluate(query, stream, graphs)
-        if profile.multiplicity == "set":
-            relation = relation.distinct()
-        shown = r2s.apply(profile.r2s, relation, previous)
-        previous = relation
-        if len(shown) == 0 and not profile.empty:
-            continue
-        out.append(Report(t, k, t, t, (0, 0), shown, "evaluation-instant"))
-    return out
+        if key not in cache:
+            cache[key] = evaluate(query, stream, graphs)
+        return cache[key]
+    return list(r2s.streamed(((t, k, t, t, (0, 0), "evaluation-instant", relation(t))
+                              for k, t in enumerate(instants(spec, profile.t0, last))), profile))
 
 
 FAULT = "one-window"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Iterator
 
+from oracle.model import Report
 from oracle.r2r import Solutions
 
 
@@ -30,3 +32,20 @@ def apply(operator: str, current: Solutions, previous: Solutions | None) -> Solu
     if operator == "dstream":
         return minus(previous or empty, current)
     raise ValueError(f"unknown R2S operator {operator!r}")
+
+
+def streamed(decisions, profile) -> Iterator[Report]:
+    """The output stream: for each ``(tau, k, opening, closing, content, reason, relation)`` in order (the
+    relation may be computed lazily, when the caller asks for the next report), the relation made
+    duplicate-free under a set profile, R2S against the previous *evaluated* relation, and empty results
+    left out without empty-result notification."""
+    previous = None
+    for tau, k, opening, closing, content, reason, relation in decisions:
+        if profile.multiplicity == "set":
+            relation = relation.distinct()
+        out = apply(profile.r2s, relation, previous)
+        previous = relation
+        if len(out) == 0 and not profile.empty:
+            continue
+        yield Report(tau, k, opening, closing, content, out, reason)
+

@@ -100,20 +100,14 @@ def expected(stream: Stream, spec: ValiditySpec, query_text: str, profile: Profi
              how: Semantics = Semantics(), evaluator: str = "auto") -> list[Report]:
     """The oracle's reports: per instant, R2R over the static data and the valid facts, then R2S."""
     cache: dict[tuple[int, ...], Solutions] = {}
-    out, previous = [], None
-    for k, (t, valid) in enumerate(instants(stream, spec, how)):
-        relation = cache.get(valid)
-        if relation is None:
+
+    def relation(valid: tuple[int, ...]) -> Solutions:
+        if valid not in cache:
             sub = Stream(tuple(stream.elements[i] for i in valid), stream.static)
-            relation = cache[valid] = R2R(query_text, sub, evaluator).evaluate((0, len(valid)))
-        if profile.multiplicity == "set":
-            relation = relation.distinct()
-        shown = r2s.apply(profile.r2s, relation, previous)
-        previous = relation
-        if len(shown) == 0 and not profile.empty:
-            continue
-        out.append(Report(t, k, t, t, (0, 0), shown, "validity"))
-    return out
+            cache[valid] = R2R(query_text, sub, evaluator).evaluate((0, len(valid)))
+        return cache[valid]
+    return list(r2s.streamed(((t, k, t, t, (0, 0), "validity", relation(valid))
+                              for k, (t, valid) in enumerate(instants(stream, spec, how))), profile))
 
 
 def check(stream: Stream, spec: ValiditySpec, query_text: str, profile: Profile, actual: list[ObservedReport],
