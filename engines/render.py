@@ -91,6 +91,16 @@ def render(dialect: str, r2r: str, stream_iri: str, window: WindowSpec, r2s: str
         return r2r
     prologue, head, body, tail = _split(r2r)
     if isinstance(window, MultiWindowSpec):
+        if dialect == "cqels":  # CQELS-QL scopes a pattern to a stream window: STREAM <s> [RANGE … SLIDE …] { … }
+            by_name = {w.name: w for w in window.windows}
+
+            def scoped(m: re.Match) -> str:
+                w = by_name.get(m.group(1))
+                if w is None:
+                    raise Inexpressible(f"GRAPH <{m.group(1)}> names no window of the case")
+                return f"STREAM <{w.stream}> [RANGE {_seconds(w.range)} SLIDE {_seconds(w.slide)}] {{"
+            body = re.sub(r"GRAPH\s+<([^>]*)>\s*{", scoped, body, flags=re.IGNORECASE)
+            return f"{prologue}{head}\nWHERE {{{body}}}{tail}"
         if dialect != "rspql":
             raise Inexpressible(f"{dialect} has no named windows for the query's GRAPH <window> blocks; this case "
                                 "reads several windows apart")

@@ -42,13 +42,15 @@ def test_a_fixed_t0_is_required_for_now():
         multiwindow.expected(Stream((on("http://ex.org/s", 1, "a"),)), MultiWindowSpec((W1,)), Q, Profile(t0="any"))
 
 
-def test_rspql_names_each_window_and_reads_it_with_window_blocks():
+def test_rspql_names_each_window_and_cqels_scopes_each_pattern_to_its_stream_window():
     text = render("rspql", Q, "http://ex.org/s", MultiWindowSpec((W1, W2)), "rstream")
     assert "FROM NAMED WINDOW <http://ex.org/w1> ON <http://ex.org/s> [RANGE PT0.004S STEP PT0.002S]" in text
     assert "FROM NAMED WINDOW <http://ex.org/w2> ON <http://ex.org/s>" in text
     assert "WINDOW <http://ex.org/w1> { ?s ?p ?o }" in text and "GRAPH" not in text
     with pytest.raises(Inexpressible, match="no named windows"):
         render("csparql", Q, "http://ex.org/s", MultiWindowSpec((W1, W2)), "rstream")
+    cqels = render("cqels", Q, "http://ex.org/s", MultiWindowSpec((W1, W2)), "rstream")
+    assert "WHERE { STREAM <http://ex.org/s> [RANGE 4ms SLIDE 2ms] { ?s ?p ?o } }" in cqels
 
 
 def test_the_protocol_carries_the_windows_and_each_elements_stream():
