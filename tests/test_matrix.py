@@ -248,3 +248,14 @@ def test_workflows_validate_against_the_github_workflow_schema(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
                            str(bad)], capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0  # the check can fail
+
+
+def test_the_case_page_says_each_kind_of_window_in_words():
+    from conformance.cases import load_corpus
+
+    cases = {c.id: c for c in load_corpus(Path(__file__).parents[1] / "cases")}
+    assert site.window_text(cases["count.tumbling"]).startswith("count window: the last 2 units, sliding by 2")
+    assert site.window_text(cases["tad.reification-periodic"]) == "time-annotated data, evaluated every 4 ms"
+    assert site.window_text(cases["mw.two-widths-all-close"]).startswith(
+        "several windows (all-close): <http://ex.org/w1> over <http://ex.org/s>: range 5 ms, slide 5 ms")
+    assert site.window_text(cases["seed002.fig1"]).startswith("time window: range 10 ms, slide 10 ms")

@@ -71,6 +71,20 @@ def stream_summary(case) -> tuple[dict, list[int]]:
             "last": stream.elements[-1].t if stream.elements else None}, times
 
 
+def window_text(case) -> str:
+    """The case's window (or S2R) in words, for each kind the corpus has."""
+    w = case.window
+    if hasattr(w, "windows"):
+        parts = [f"<{x.name}> over <{x.stream}>: range {x.range} ms, slide {x.slide} ms" for x in w.windows]
+        return f"several windows ({w.instants}): " + "; ".join(parts)
+    if hasattr(w, "every"):
+        return ("time-annotated data, evaluated at each change of the valid set" if w.every is None
+                else f"time-annotated data, evaluated every {w.every} ms")
+    if hasattr(w, "count"):
+        return f"count window: the last {w.count} units, sliding by {w.slide}; stream {case.query['stream_iri']}"
+    return f"time window: range {w.range} ms, slide {w.slide} ms; stream {case.query['stream_iri']}"
+
+
 def _renderings(case, runs: list[runs_mod.Run]) -> dict[str, str]:
     from engines.render import render
 
@@ -130,6 +144,7 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
             })
         page = env.get_template("case.html").render(
             meta=meta, case=case, summary=summary, per_run=per_run, renderings=_renderings(case, runs),
+            window=window_text(case) if case is not None else "",
             max_solutions=MAX_SOLUTIONS, **dict(common, root="../"))
         (out / case_pages[meta["id"]]).write_text(page, encoding="utf-8")
 
