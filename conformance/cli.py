@@ -33,11 +33,10 @@ def lint(args) -> int:
     from conformance.cases import CaseFileError, DataMissing, expand, read_family
     from conformance.handwritten import mismatches
     from oracle.counting import by_triple
-    from oracle import multiwindow, validity
-    from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec
+    from oracle.model import CountWindowSpec, MultiWindowSpec
     from oracle.r2r import R2R
     from oracle.secret import simulate
-    from oracle.verdict import candidate_t0s
+    from oracle.verdict import candidate_t0s, fixed_semantics
 
     # rdflib logs a traceback for every ill-typed literal it meets (the corpus has some on purpose)
     logging.getLogger("rdflib").setLevel(logging.ERROR)
@@ -98,13 +97,13 @@ def lint(args) -> int:
         for name, declared in STANDARD_PROFILES.items():
             fixed = dict(case.fixed)
             fixed.setdefault("r2s", case.r2s)
-            if isinstance(case.window, (ValiditySpec, MultiWindowSpec)):  # nothing enumerated: evaluate all
+            semantics = fixed_semantics(case.window)
+            if semantics is not None:  # the instants are fixed, nothing enumerated: evaluate them all
                 try:
                     variant = next(profiles.space(declared, fixed, case.vary).variants())
-                    if isinstance(case.window, ValiditySpec):
-                        validity.expected(stream, case.window, case.r2r, variant)
-                    elif isinstance(variant.t0, int):  # a standard profile with t0 'any' is not judged here yet
-                        multiwindow.expected(stream, case.window, case.r2r, variant)
+                    # several windows need a fixed t0 (a standard profile with t0 'any' is not judged there yet)
+                    if isinstance(variant.t0, int) or not isinstance(case.window, MultiWindowSpec):
+                        semantics.expected(stream, case.window, case.r2r, variant)
                 except Exception as exc:  # noqa: BLE001 - lint reports every failure
                     problems.append(f"{case.id}: the oracle cannot evaluate it under the {name} profile: {exc}")
                 continue

@@ -15,10 +15,10 @@ from conformance import profiles
 from conformance.cases import Case
 from oracle.counting import by_triple
 from oracle.expected import output
-from oracle import multiwindow, validity
-from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec
+from oracle.model import CountWindowSpec
 from oracle.r2r import R2R, Solutions, same
 from oracle.terms import bag
+from oracle.verdict import fixed_semantics
 
 BNODE = re.compile(r"^_:[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 PNAME = re.compile(r"^([A-Za-z][\w-]*)?:([^\s]*)$")
@@ -56,20 +56,12 @@ def solutions(rows: list[dict], prefixes: dict[str, str]) -> list[dict]:
 
 def mismatches(case: Case, expectation: dict, stream) -> list[str]:
     """What differs between a hand-written expectation and the oracle's output (empty: agreement)."""
-    values = {"r2s": case.r2s, **expectation["profile"]}
-    if isinstance(case.window, MultiWindowSpec):  # several windows (oracle/multiwindow.py)
-        values.pop("count_t0", None)
-        return _compare(case, expectation, multiwindow.expected(stream, case.window, case.r2r, profiles.profile(values)))
-    if isinstance(case.window, ValiditySpec):  # the data fixes the instants: no t0 (oracle/validity.py)
-        values.pop("count_t0", None)
-        got = validity.expected(stream, case.window, case.r2r, profiles.profile(values))
-        return _compare(case, expectation, got)
-    if isinstance(case.window, CountWindowSpec):  # a position, and the stream by triple (oracle/counting.py)
-        values["t0"] = values.pop("count_t0", None)
+    profile = profiles.profile({"r2s": case.r2s, **expectation["profile"]}, case.window)
+    semantics = fixed_semantics(case.window)
+    if semantics is not None:  # the instants are fixed: no t0 to choose (oracle/validity.py, oracle/multiwindow.py)
+        return _compare(case, expectation, semantics.expected(stream, case.window, case.r2r, profile))
+    if isinstance(case.window, CountWindowSpec):  # a position, over the stream by triple (oracle/counting.py)
         stream = by_triple(stream)
-    else:
-        values.pop("count_t0", None)
-    profile = profiles.profile(values)
     if not isinstance(profile.t0, int):
         return [f"{case.id}: a hand-written expectation needs a fixed integer t0 (count_t0 for a count window)"]
     got = output(stream, case.window, profile, profile.t0, R2R(case.r2r, stream))

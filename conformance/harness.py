@@ -21,11 +21,10 @@ from engines.contract import EngineInfo, RunRequest, Unsupported
 from engines.render import Inexpressible, render
 from oracle.counting import by_triple
 from oracle.explain import BUDGET, diagnose, reason
-from oracle import multiwindow, validity
-from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec
+from oracle.model import CountWindowSpec
 from oracle.r2r import R2R, QueryError
 from oracle.terms import show_solution
-from oracle.verdict import JudgeTimeout, check
+from oracle.verdict import JudgeTimeout, check, fixed_semantics
 
 VERDICTS = ("PASS", "FAIL", "ERROR", "TIMEOUT", "UNSUPPORTED", "SKIPPED")
 SHOWN_SOLUTIONS = 20
@@ -145,24 +144,17 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
     """The oracle's verdict on an engine's reports for a case, diagnosed when it fails.  ``deadline``
     (a monotonic instant) bounds the judging: past it the check raises JudgeTimeout, and the diagnosis
     of a FAIL gets the time left (at most explain.BUDGET) and says when it was cut short."""
-    if isinstance(case.window, MultiWindowSpec):  # several windows, at fixed t0 (oracle/multiwindow.py)
-        fixed = dict(case.fixed)
-        fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
+    fixed = dict(case.fixed)
+    fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
+    semantics = fixed_semantics(case.window)
+    if semantics is not None:  # the instants are fixed: nothing enumerated (oracle/validity.py, oracle/multiwindow.py)
         variant = next(profiles.space(info.profile, fixed, case.vary).variants())
-        return multiwindow.check(stream, case.window, case.r2r, variant, reports, info.alignment,
-                                 R2R(case.r2r, stream).form)
-    if isinstance(case.window, ValiditySpec):  # time-annotated data: the data fixes the instants
-        fixed = dict(case.fixed)
-        fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
-        variants = list(profiles.space(info.profile, fixed, case.vary).variants())
-        return validity.check(stream, case.window, case.r2r, variants[0], reports, info.alignment, evaluator)
+        return semantics.check(stream, case.window, case.r2r, variant, reports, info.alignment, evaluator)
     counted = isinstance(case.window, CountWindowSpec)
     if counted:  # a count window is judged by triple, whatever it counts (oracle/counting.py)
         stream = by_triple(stream)
         gracious = False  # gracious mode shifts time borders; a count window has none to shift
     query = R2R(case.r2r, stream, evaluator, executor)
-    fixed = dict(case.fixed)
-    fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
     space = profiles.space(info.profile, fixed, case.vary, window=case.window, stream=stream)
     verdict = check(stream, case.window, query, space, reports, how=info.alignment, deadline=deadline)
     for rule, windows in sorted(query.disagreements.items()):

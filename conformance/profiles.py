@@ -87,9 +87,10 @@ def space(declared: dict, fixed: dict | None = None, vary: dict | None = None, w
     return ProfileSpace.from_choices(choices)
 
 
-def profile(values: dict) -> Profile:
-    """One concrete profile from YAML values (each parameter a single value)."""
-    variants = list(space(values).variants())
+def profile(values: dict, window=None) -> Profile:
+    """One concrete profile from YAML values (each parameter a single value); for a count ``window``,
+    ``count_t0`` is its t0 (as in :func:`space`)."""
+    variants = list(space(values, window=window).variants())
     if len(variants) != 1:
         raise ValueError(f"profile {values} names more than one variant")
     return variants[0]

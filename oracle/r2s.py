@@ -48,4 +48,3 @@ def streamed(decisions, profile) -> Iterator[Report]:
         if len(out) == 0 and not profile.empty:
             continue
         yield Report(tau, k, opening, closing, content, out, reason)
-
