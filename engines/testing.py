@@ -145,31 +145,11 @@ class ClosedValidityEngine(ReferenceEngine):
 
     name = "testing-closed-validity"
 
-    def facts_valid_at(self, request, t):
-        elements, out = request.stream.elements, []
-        for i, e in enumerate(elements):
-            end = e.until if e.until is not None else e.expires
-            if e.t > t or (end is not None and t > end):
-                continue
-            about = {(s, p) for s, p, _ in e.triples}
-            if e.expires is not None and any(o.expires is not None and o.t <= t and
-                                             {(s, p) for s, p, _ in o.triples} == about for o in elements[i + 1:]):
-                continue
-            out.append(e)
-        return out
+    def holds(self, t, end):
+        return t <= end
 
-    def validity_instants(self, request):
-        elements = request.stream.elements
-        times = {e.t for e in elements} | {x + 1 for e in elements for x in (e.until, e.expires) if x is not None}
-        if request.window.every is not None:
-            yield from super().validity_instants(request)
-            return
-        previous = None
-        for t in sorted(times):
-            now = self.facts_valid_at(request, t)
-            if previous is None or [id(e) for e in now] != [id(e) for e in previous]:
-                yield t, now
-            previous = now
+    def changes(self, starts, ends):
+        return starts | {end + 1 for end in ends}
 
 
 class KeepsOldVersionsEngine(ReferenceEngine):

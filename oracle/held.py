@@ -57,10 +57,11 @@ class HeldStream:
         self._names: dict[int, str] = {}  # id(term) → its N-Triples text (terms are shared between triples)
         self._predicates: dict[int, str | None] = {}  # id(predicate) → its text, None when no pattern can match it
         self._alive: list = []  # every term in the memos, so that no id is reused while they hold it
-        self.static_text = self._hold(tuple(static))  # the static data, held like an element
+        self.static_text = self.hold(tuple(static))  # the static data, held like an element
 
-    def _hold(self, triples) -> bytes | list:
-        """One element's relevant triples as N-Triples bytes, or as quads when it holds a blank node."""
+    def hold(self, triples) -> bytes | list:
+        """One element's relevant triples as N-Triples bytes, or as quads when it holds a blank node (also
+        for an element outside the element list: a streamed run, oracle/streamed.py)."""
         names, predicates, keep, alive = self._names, self._predicates, self.relevant, self._alive
         unsafe = _IRI_UNSAFE.search
         lines = []
@@ -110,12 +111,8 @@ class HeldStream:
     def held(self, index: int) -> bytes | list:
         held = self._held[index]
         if held is None:
-            held = self._held[index] = self._hold(self.elements[index].triples)
+            held = self._held[index] = self.hold(self.elements[index].triples)
         return held
-
-    def hold(self, triples) -> bytes | list:
-        """One element's triples held, outside the element list (a streamed run, oracle/streamed.py)."""
-        return self._hold(triples)
 
     def forget(self) -> None:
         """Drop the term memos (not the predicates'): a streamed run calls it once per window, so the

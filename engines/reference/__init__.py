@@ -93,7 +93,11 @@ class ReferenceEngine:
         for element in elements:
             for triple in element.triples:
                 g.add(triple)
-        result = g.query(request.r2r)
+        return self.answer(g.query(request.r2r))
+
+    @staticmethod
+    def answer(result) -> tuple[str, list]:
+        """(query form, answer) of an rdflib query result: a bool, sorted triples, or rows of bound values."""
         if result.type == "ASK":
             return "ASK", bool(result.askAnswer)
         if result.type == "CONSTRUCT":
@@ -113,29 +117,38 @@ class ReferenceEngine:
         for i, e in enumerate(elements):
             if e.t > t:
                 continue
-            if e.until is not None and t >= e.until:
+            if e.until is not None and not self.holds(t, e.until):
                 continue
             if e.expires is not None:
                 about = {(s, p) for s, p, _ in e.triples}
                 newer = any(o.expires is not None and o.t <= t and {(s, p) for s, p, _ in o.triples} == about
                             for o in elements[i + 1:])
-                if t >= e.expires or newer:
+                if not self.holds(t, e.expires) or newer:
                     continue
             out.append(e)
         return out
 
+    def holds(self, t: int, end: int) -> bool:
+        """Whether a fact whose validity ends at ``end`` still holds at t (the end is excluded)."""
+        return t < end
+
+    def changes(self, starts: set, ends: set) -> set:
+        """The instants at which the valid set may change: each start and each end."""
+        return starts | ends
+
     def validity_instants(self, request: RunRequest):
         """(instant, facts valid then): polling every ``every`` ms from 0, or at each change of the valid set."""
         elements = request.stream.elements
-        times = sorted({e.t for e in elements} | {x for e in elements for x in (e.until, e.expires) if x is not None})
-        if not times:
+        starts = {e.t for e in elements}
+        ends = {x for e in elements for x in (e.until, e.expires) if x is not None}
+        if not starts:
             return
         if request.window.every is not None:
-            for t in range(0, times[-1] + 1, request.window.every):
+            for t in range(0, max(starts | ends) + 1, request.window.every):
                 yield t, self.facts_valid_at(request, t)
             return
         previous = None
-        for t in times:
+        for t in sorted(self.changes(starts, ends)):
             now = self.facts_valid_at(request, t)
             if previous is None or [id(e) for e in now] != [id(e) for e in previous]:
                 yield t, now
@@ -173,11 +186,7 @@ class ReferenceEngine:
                     if e.stream == w.stream and (o <= e.t < o + w.range or (self.closed and e.t == o + w.range)):
                         for triple in e.triples:
                             g.add(triple)
-            result = ds.query(request.r2r)
-            names = [str(v) for v in result.vars or []]
-            current = ([{n: row[i] for i, n in enumerate(names) if row[i] is not None} for row in result]
-                       if result.type == "SELECT" else bool(result.askAnswer))
-            kind = result.type
+            kind, current = self.answer(ds.query(request.r2r))
             reports.append(ObservedReport(self.r2s(request.r2s, current, previous, kind), tau=t, window=(t, t)))
             previous = current
         return reports
