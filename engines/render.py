@@ -108,19 +108,17 @@ def render(dialect: str, r2r: str, stream_iri: str, window: WindowSpec, r2s: str
                         for w in window.windows)
         body = re.sub(r"\bGRAPH\s+<", "WINDOW <", body, flags=re.IGNORECASE)
         return f"{prologue}REGISTER {r2s.upper()} <{name}> AS\n{head}\n{named}WHERE {{{body}}}{tail}"
-    if isinstance(window, CountWindowSpec) and dialect in ("csparql", "cqels", "rspql"):
-        spec = _count_window(dialect, window)
+    if dialect in ("csparql", "cqels"):
+        if isinstance(window, CountWindowSpec):
+            spec = _count_window(dialect, window)
+        else:
+            spec = f"[RANGE {_seconds(window.range)} {'STEP' if dialect == 'csparql' else 'SLIDE'} {_seconds(window.slide)}]"
         if dialect == "csparql":
-            return (f"REGISTER {'STREAM' if head.upper().startswith('CONSTRUCT') else 'QUERY'} {name} AS\n"
-                    f"{prologue}{head}\nFROM STREAM <{stream_iri}> {spec}\nWHERE {{{body}}}{tail}")
+            return (f"REGISTER {'STREAM' if head.upper().startswith('CONSTRUCT') else 'QUERY'} {name} AS\n{prologue}{head}\n"
+                    f"FROM STREAM <{stream_iri}> {spec}\nWHERE {{{body}}}{tail}")
         return f"{prologue}{head}\nWHERE {{\n  STREAM <{stream_iri}> {spec} {{{body}}}\n}}{tail}"
-    if dialect == "csparql":
-        return (f"REGISTER {'STREAM' if head.upper().startswith('CONSTRUCT') else 'QUERY'} {name} AS\n{prologue}{head}\n"
-                f"FROM STREAM <{stream_iri}> [RANGE {_seconds(window.range)} STEP {_seconds(window.slide)}]\n"
-                f"WHERE {{{body}}}{tail}")
-    if dialect == "cqels":
-        return (f"{prologue}{head}\nWHERE {{\n  STREAM <{stream_iri}> [RANGE {_seconds(window.range)} "
-                f"SLIDE {_seconds(window.slide)}] {{{body}}}\n}}{tail}")
+    if isinstance(window, CountWindowSpec) and dialect == "rspql":
+        _count_window(dialect, window)  # RSP-QL has no count window: Inexpressible, said by name
     if dialect == "rspql":
         return (f"{prologue}REGISTER {r2s.upper()} <{name}> AS\n{head}\n"
                 f"FROM NAMED WINDOW <{name}:w> ON <{stream_iri}> [RANGE {_iso(window.range)} STEP {_iso(window.slide)}]\n"

@@ -215,8 +215,8 @@ def answers(rows: dict[int, list[dict]], held: set[int], ks) -> dict[int, list[d
     return {k: rows.get(k if k in held else EMPTY, []) for k in ks}
 
 
-def count_windows(elements, window) -> list[tuple[int, int, int]]:
-    """(first position, last position, …) of count window k: positions [kM, kM + N) of the elements in
+def count_windows(elements, window) -> list[tuple[int, int]]:
+    """(first position, last position) of each count window k: positions [kM, kM + N) of the elements in
     arrival order, for every k whose first position the stream reached (the unfilled ones flushed)."""
     n = len(elements)
     return [(k * window.slide, min(k * window.slide + window.count, n) - 1)
