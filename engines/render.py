@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from oracle.model import CountWindowSpec, MultiWindowSpec, WindowSpec
+from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec, WindowSpec
 
 
 def _seconds(ms: int) -> str:
@@ -90,6 +90,9 @@ def render(dialect: str, r2r: str, stream_iri: str, window: WindowSpec, r2s: str
     if dialect == "sparql":
         return r2r
     prologue, head, body, tail = _split(r2r)
+    if isinstance(window, ValiditySpec):
+        raise Inexpressible(f"{dialect} has no syntax for time-annotated data (facts valid over intervals); this "
+                            "case queries such data, not a window")
     if isinstance(window, MultiWindowSpec):
         if dialect == "cqels":  # CQELS-QL scopes a pattern to a stream window: STREAM <s> [RANGE … SLIDE …] { … }
             by_name = {w.name: w for w in window.windows}

@@ -114,3 +114,12 @@ def test_expected_reports_apply_r2s_and_empty_notification():
     assert [(r.tau, len(r.solutions)) for r in rstream] == [(0, 1), (5, 2), (10, 1), (15, 0)]
     istream = validity.expected(stream, ValiditySpec(), query, Profile(r2s="istream", empty=False))
     assert [(r.tau, len(r.solutions)) for r in istream] == [(0, 1), (5, 1)]
+
+
+@pytest.mark.parametrize("dialect", ["rspql", "csparql", "cqels"])
+def test_no_continuous_dialect_writes_time_annotated_data(dialect):
+    """The dialects have no window clause for it: the engine is UNSUPPORTED (and the site shows why)."""
+    from engines.render import Inexpressible, render
+
+    with pytest.raises(Inexpressible, match="no syntax for time-annotated data"):
+        render(dialect, "SELECT ?s WHERE { ?s ?p ?o }", "http://s", ValiditySpec(), "rstream")
