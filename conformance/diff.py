@@ -29,7 +29,11 @@ def side(path: Path) -> tuple[str, dict[tuple[str, str], dict]]:
         column = {r["key"]: (r["engine"] if names.count(r["engine"]) == 1 else r["key"]) for r in doc["runs"]}
         cells = {(column[key], case_id): c for key, row in doc["cells"].items() for case_id, c in row.items() if c}
         return f"matrix of {len(doc['runs'])} runs ({doc['as_of']})", cells
-    run = runs_mod.from_doc(path, doc)
+    return run_side(runs_mod.from_doc(path, doc))
+
+
+def run_side(run: runs_mod.Run) -> tuple[str, dict[tuple[str, str], dict]]:
+    """A run already read, as :func:`side` gives it."""
     return f"{run.key} ({run.started})", {(run.engine, i): runs_mod.cell(c) for i, c in run.cases.items()}
 
 
@@ -63,9 +67,13 @@ def _delta(base, head, field):
 
 
 def compare(base_path: Path, head_path: Path) -> dict:
-    """The diff document (the JSON output): labels, counts per class, and one entry per changed key."""
-    base_label, base = side(base_path)
-    head_label, head = side(head_path)
+    """The diff document (the JSON output) of two report or matrix files."""
+    return compare_sides(side(base_path), side(head_path))
+
+
+def compare_sides(base_side, head_side) -> dict:
+    """The diff document: labels, counts per class, and one entry per changed key."""
+    (base_label, base), (head_label, head) = base_side, head_side
     base_engines = {e for e, _ in base}
     head_engines = {e for e, _ in head}
     if base_engines.isdisjoint(head_engines) and len(base_engines) == len(head_engines) == 1:

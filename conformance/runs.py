@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import jsonschema
@@ -70,7 +71,7 @@ class Run:
     def complete(self) -> bool:
         return self.info.get("complete", True)
 
-    @property
+    @cached_property
     def cases(self) -> dict[str, dict]:
         return {c["id"]: c for c in self.doc["cases"]}
 
@@ -79,8 +80,10 @@ class Run:
         return self.info.get("labels", [])
 
 
-def _schema(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+@lru_cache(maxsize=None)
+def _validator(path: Path) -> jsonschema.Draft202012Validator:
+    """The schema's validator, read and built once per process (a matrix combines many reports)."""
+    return jsonschema.Draft202012Validator(json.loads(path.read_text(encoding="utf-8")))
 
 
 def _field(error: jsonschema.ValidationError) -> str:
@@ -110,7 +113,7 @@ def from_doc(path: Path, doc) -> Run:
     if not isinstance(doc, dict) or doc.get("schema_version") != 1:
         raise ReportError(f"{path}: not an rspconf run report of schema version 1 (field schema_version); "
                           "write it again with this kit's --report")
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(_schema(REPORT_SCHEMA)).iter_errors(doc))
+    error = jsonschema.exceptions.best_match(_validator(REPORT_SCHEMA).iter_errors(doc))
     if error is not None:
         raise ReportError(f"{path}: field {_field(error)}: {error.message}; the file is not a valid run report "
                           "(was it edited, or written by another tool?)")
@@ -260,6 +263,6 @@ def matrix(runs: list[Run], ids: list[str], notes: list[str]) -> dict:
 
 
 def validate_matrix(doc: dict, where: str = "matrix") -> None:
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(_schema(MATRIX_SCHEMA)).iter_errors(doc))
+    error = jsonschema.exceptions.best_match(_validator(MATRIX_SCHEMA).iter_errors(doc))
     if error is not None:
         raise ReportError(f"{where}: field {_field(error)}: {error.message}; not a valid rspconf matrix")

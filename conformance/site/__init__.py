@@ -168,7 +168,7 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
     for engine, stored in sorted(by_series.items()):
         stored = sorted(stored, key=lambda r: (r.started, str(r.path)))
         if len(stored) >= 2:
-            d = diff_mod.compare(stored[-2].path, stored[-1].path)
+            d = diff_mod.compare_sides(diff_mod.run_side(stored[-2]), diff_mod.run_side(stored[-1]))
             diffs.append({"engine": engine, "diff": d})
     diffs.sort(key=lambda d: (-d["diff"]["counts"]["regressed"], d["engine"]))
     (out / "diff.html").write_text(env.get_template("diff.html").render(diffs=diffs, **common), encoding="utf-8")
