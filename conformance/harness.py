@@ -150,8 +150,7 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
     if semantics is not None:  # the instants are fixed: nothing enumerated (oracle/validity.py, oracle/multiwindow.py)
         variant = next(profiles.space(info.profile, fixed, case.vary).variants())
         return semantics.check(stream, case.window, case.r2r, variant, reports, info.alignment, evaluator)
-    counted = isinstance(case.window, CountWindowSpec)
-    if counted:  # a count window is judged by triple, whatever it counts (oracle/counting.py)
+    if isinstance(case.window, CountWindowSpec):  # a count window is judged by triple, whatever it counts (oracle/counting.py)
         stream = by_triple(stream)
         gracious = False  # gracious mode shifts time borders; a count window has none to shift
     query = R2R(case.r2r, stream, evaluator, executor)
