@@ -8,7 +8,9 @@ pytest.importorskip("pyspark")
 
 from conformance.cases import load_corpus  # noqa: E402
 from conformance.harness import request_for, run_case  # noqa: E402
-from engines.contract import Unsupported  # noqa: E402
+from rdflib import Literal, URIRef  # noqa: E402
+
+from engines.contract import RunRequest, Unsupported  # noqa: E402
 from engines.spark import SparkEngine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -422,38 +424,76 @@ def test_the_compiler_tracks_columns_through_union_optional_and_bind():
     assert rows(f"SELECT ?x ?w WHERE {{ ?x {q} ?z BIND(STR(?z) AS ?w) }}", "xw") == [(a, '"http://x/c"')]
 
 
-def test_count_windows_pass_in_replay_and_are_unsupported_in_streaming(engine):
-    """Replay assigns each element's position to count windows in Spark SQL (engines/spark/replay.py);
-    streaming mode does not implement them and declares no count-window capability."""
+def test_count_windows_pass_in_replay(engine):
+    """Replay assigns each element's position to count windows in Spark SQL (engines/spark/s2r.py)."""
     count_cases = [c for c in CASES.values() if c.family == "count"]
     assert len(count_cases) >= 6
     for case in count_cases:
         result = run_case(case, engine, engine.info(), timeout=600)
         assert result.verdict == "PASS", (case.id, result.reason)
-    streaming = SparkEngine(mode="streaming")
-    result = run_case(count_cases[0], streaming, streaming.info())
-    assert result.verdict == "UNSUPPORTED" and "count-window" in result.reason
 
 
-def test_time_annotated_data_passes_in_replay_and_is_unsupported_in_streaming(engine):
+def test_time_annotated_data_passes_in_replay(engine):
     """The instants and valid facts come from an interval join and an anti-join in Spark SQL
-    (engines/spark/replay.py, validity_sql); streaming mode declares no time-annotated capability."""
+    (engines/spark/s2r.py, validity_sql)."""
     cases = [c for c in CASES.values() if c.family == "tad"]
     assert len(cases) >= 5
     for case in cases:
         result = run_case(case, engine, engine.info(), timeout=600)
         assert result.verdict == "PASS", (case.id, result.reason)
-    streaming = SparkEngine(mode="streaming")
-    result = run_case(cases[0], streaming, streaming.info())
-    assert result.verdict == "UNSUPPORTED" and "time-annotated" in result.reason
 
 
 def test_several_windows_pass_in_replay_where_the_query_is_supported(engine):
     """GRAPH <window> patterns match a graph column filled by an interval join of the streams with each
-    instant's window spans (engines/spark/replay.py, replay_multi); subqueries stay unsupported."""
+    instant's window spans (engines/spark/s2r.py, multi); subqueries stay unsupported."""
     results = {c.id: run_case(c, engine, engine.info(), timeout=600) for c in CASES.values() if c.family == "mw"}
     passed = [i for i, r in results.items() if r.verdict == "PASS"]
     assert len(passed) >= 5, {i: r.reason for i, r in results.items()}
     assert all(r.verdict == "PASS" or (r.verdict == "UNSUPPORTED" and "subquery" in r.reason) for r in results.values())
-    streaming = SparkEngine(mode="streaming")
-    assert run_case(CASES["mw.two-streams-join"], streaming, streaming.info()).verdict == "UNSUPPORTED"
+
+
+# streaming mode: elements as N-Quads with their registration (engines/spark/streaming.py, ElementState);
+# a report is computed once it is complete.  The cases are chosen so that several micro-batches each make
+# reports (a sliding count window, two streams, an expiration), which a run that only answered at the end
+# of the stream would still pass: test_element_state_reports_before_the_end checks that it does not.
+STREAMED = {
+    "files": ["count.sliding", "count.ties-in-time", "count.static-join", "mw.two-streams-join",
+              "mw.different-slides-all-close", "mw.srbench-background", "tad.expiration-replaces",
+              "tad.reification-periodic"],
+    "socket": ["count.sliding", "mw.optional-other-window", "tad.intervals-graphs"],
+}
+
+
+@pytest.mark.parametrize("source,case_id", [(s, c) for s, ids in STREAMED.items() for c in ids])
+def test_streaming_runs_count_windows_several_windows_and_time_annotated_data(source, case_id):
+    streaming = SparkEngine(mode="streaming", source=source)
+    assert {"count-window", "time-annotated", "multi-window"} <= streaming.info().capabilities
+    result = run_case(CASES[case_id], streaming, streaming.info(), timeout=600)
+    assert result.verdict == "PASS", (case_id, result.reason)
+
+
+def test_element_state_reports_before_the_end():
+    """The streaming state makes a report as soon as it is complete: after the batch that fills a count
+    window, that window is reported; a half-filled one is not (it is flushed at the end)."""
+    from rdflib.plugins.sparql import prepareQuery
+
+    from engines.spark.session import session
+    from engines.spark.streaming import ElementState, element_quads
+    from oracle.model import CountWindowSpec, Element, Stream
+
+    a, p = URIRef("http://ex.org/a"), URIRef("http://ex.org/p")
+    elements = tuple(Element(t, ((a, p, Literal(t)),)) for t in (1, 2, 3, 4, 5))
+    request = RunRequest("t", Stream(elements), "SELECT ?o WHERE { ?s <http://ex.org/p> ?o }", "",
+                         CountWindowSpec(2, 2), "rstream", "http://ex.org/s")
+    spark = session()
+    state = ElementState(spark, request, prepareQuery(request.r2r).algebra, 0, None)
+    lines = [line.rstrip("\n") for i, e in enumerate(elements[:3]) for line in element_quads(i, e)]
+    state.on_batch(spark.createDataFrame([(x,) for x in lines], "value STRING"), 0)
+    assert state.borders == [(1, 2)]          # [1, 2] filled; element 3 opened a window still filling
+    assert [r["o"] for r in state.rows[0]] == ['"1"^^<http://www.w3.org/2001/XMLSchema#integer>',
+                                              '"2"^^<http://www.w3.org/2001/XMLSchema#integer>']
+    lines = [line.rstrip("\n") for i, e in enumerate(elements[3:], 3) for line in element_quads(i, e)]
+    state.on_batch(spark.createDataFrame([(x,) for x in lines], "value STRING"), 1)
+    assert state.borders == [(1, 2), (3, 4)]  # element 5 opened the third: not filled, not reported
+    form, borders, rows = state.result()
+    assert borders == [(1, 2), (3, 4), (5, 5)] and len(rows[2]) == 1

@@ -19,7 +19,7 @@ from engines.spark.compiler import (
     view_names,
 )
 from engines.spark.session import session
-from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec, WindowSpec
+from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec
 
 SCHEMA = StructType([StructField("s", StringType()), StructField("p", StringType()),
                      StructField("o", StringType()), StructField("t", LongType())])
@@ -215,139 +215,18 @@ def answers(rows: dict[int, list[dict]], held: set[int], ks) -> dict[int, list[d
     return {k: rows.get(k if k in held else EMPTY, []) for k in ks}
 
 
-def count_windows(elements, window) -> list[tuple[int, int]]:
-    """(first position, last position) of each count window k: positions [kM, kM + N) of the elements in
-    arrival order, for every k whose first position the stream reached (the unfilled ones flushed)."""
-    n = len(elements)
-    return [(k * window.slide, min(k * window.slide + window.count, n) - 1)
-            for k in range((n + window.slide - 1) // window.slide)]
-
-
-def replay_counted(spark, request: RunRequest, algebra):
-    """Count windows: each triple carries its element's position in the arrival order, and window k
-    holds positions [kM, kM + N) — the time windows' assignment (:func:`assign`) with the position in
-    place of the time, t0 = 0, range N and slide M.  A window's borders are the times of its first and
-    last element, and it reports at the last one's."""
-    elements = request.stream.elements
-    rows = [(s.n3(), p.n3(), o.n3(), i) for i, e in enumerate(elements) for s, p, o in e.triples]
-    positioned = matchable(spark.createDataFrame(rows, SCHEMA), algebra)
-    spans = count_windows(elements, request.window)
-    by_position = WindowSpec(request.window.count, request.window.slide)
-    form, rows_by_k, held, _ = solve(spark, assign(spark, positioned, by_position, 0, len(spans)),
-                                     static_frame(spark, request.stream, algebra), algebra)
-    windows = [(elements[a].t, elements[b].t) for a, b in spans]
-    return form, windows, answers(rows_by_k, held, range(len(windows)))
-
-
-FACTS = StructType([StructField("s", StringType()), StructField("p", StringType()), StructField("o", StringType()),
-                    StructField("f", LongType()), StructField("initial", LongType()), StructField("until", LongType()),
-                    StructField("expires", LongType()), StructField("about", StringType())])
-
-
-def validity_sql(names: dict[str, str], every: int | None) -> str:
-    """SQL: the evaluation instants of time-annotated data, each with the facts valid then, as
-    ``(t, f)`` rows (``f`` null for an instant where nothing holds).
-
-    Instants: every start, end and expiration (data-driven), or 0, p, 2p, … up to the last of them
-    (periodic).  A fact holds at t when it has started (``initial ≤ t``) and not ended (``t < until`` or
-    ``t < expires``) — an interval join — and, if it expires, no later version of it (same subjects and
-    predicates, ``about``) has been published by t — an anti-join."""
-    facts = names["facts"]
-    points = (f"SELECT DISTINCT initial AS t FROM {facts} UNION SELECT until FROM {facts} WHERE until IS NOT NULL "
-              f"UNION SELECT expires FROM {facts} WHERE expires IS NOT NULL")
-    if every is not None:
-        points = (f"SELECT explode(sequence(CAST(0 AS BIGINT), max(t), CAST({every} AS BIGINT))) AS t "
-                  f"FROM ({points}) __p")
-    return (f"WITH __instants AS ({points}), "
-            f"__one AS (SELECT DISTINCT f, initial, until, expires, about FROM {facts}), "
-            f"__valid AS (SELECT i.t, x.f FROM __instants i JOIN __one x ON x.initial <= i.t "
-            f"AND i.t < coalesce(x.until, x.expires, i.t + 1) "
-            f"WHERE NOT (x.expires IS NOT NULL AND EXISTS (SELECT 1 FROM __one y WHERE y.expires IS NOT NULL "
-            f"AND y.about = x.about AND y.f > x.f AND y.initial <= i.t))) "
-            f"SELECT i.t, v.f FROM __instants i LEFT JOIN __valid v ON v.t = i.t")
-
-
-def replay_valid(spark, request: RunRequest, algebra):
-    """Time-annotated data (capability ``time-annotated``): the instants and the facts valid at each in
-    Spark SQL (:func:`validity_sql`, one job that collects the small (instant, fact) table); a
-    data-driven run keeps the instants whose set of valid facts differs from the previous one's; then
-    each kept instant is a window of the usual job (:func:`solve`), holding its valid facts' triples."""
-    elements = request.stream.elements
-    rows = [(s.n3(), p.n3(), o.n3(), i, e.t, e.until, e.expires,
-             " ".join(sorted({f"{s.n3()} {p.n3()}" for s, p, _ in e.triples})))
-            for i, e in enumerate(elements) for s, p, o in e.triples]
-    facts = spark.createDataFrame(rows, FACTS)
-    names = view_names(["facts"])
-    table = sql_over(spark, {"facts": facts}, names, validity_sql(names, request.window.every)).collect()
-    valid: dict[int, set] = {}
-    for t, f in table:
-        valid.setdefault(t, set())
-        if f is not None:
-            valid[t].add(f)
-    instants, previous = [], None
-    for t in sorted(valid):
-        if request.window.every is not None or valid[t] != previous:
-            instants.append(t)
-        previous = valid[t]
-    pairs = [(k, f) for k, t in enumerate(instants) for f in sorted(valid[t])]
-    if pairs:
-        held = spark.createDataFrame(pairs, StructType([StructField(K, LongType()), StructField("f", LongType())]))
-        windowed = matchable(facts, algebra).join(held, "f").selectExpr("s", "p", "o", K)
-    else:
-        windowed = spark.createDataFrame([], StructType([StructField(c, StringType()) for c in ("s", "p", "o")]
-                                                        + [StructField(K, LongType())]))
-    form, rows_by_k, held_k, _ = solve(spark, windowed.repartition(partitions(spark), K),
-                                       static_frame(spark, request.stream, algebra), algebra)
-    return form, [(t, t) for t in instants], answers(rows_by_k, held_k, range(len(instants)))
-
-
-MULTI = StructType([StructField("s", StringType()), StructField("p", StringType()), StructField("o", StringType()),
-                    StructField("t", LongType()), StructField("stream", StringType())])
-SPANS = StructType([StructField(K, LongType()), StructField(G, StringType()), StructField("stream", StringType()),
-                    StructField("__open", LongType()), StructField("__close", LongType())])
-
-
-def multi_instants(spec, t0: int, last: int) -> list[int]:
-    """When a multi-window query is evaluated: whenever one of its windows closes (any-close), or when all
-    do at once (all-close) — for every window instance that has started by the last element."""
-    closes = [{t0 + k * w.slide + w.range for k in range((last - t0) // w.slide + 1)} for w in spec.windows]
-    return sorted(set().union(*closes) if spec.instants == "any-close" else set.intersection(*closes))
-
-
-def replay_multi(spark, request: RunRequest, algebra, t0: int):
-    """Several named windows: instant k holds, per window, the triples of its stream in its latest
-    instance closed by the instant, as the named graph of the window's name (an interval join of the
-    stream with the (instant, window, [o, c)) spans); static data is the default graph.  Then the usual
-    per-window job, with GRAPH patterns matching the graph column."""
-    elements = request.stream.elements
-    if not elements:
-        return "SELECT", [], {}
-    instants = multi_instants(request.window, t0, elements[-1].t)
-    spans = []
-    for k, t in enumerate(instants):
-        for w in request.window.windows:
-            n = (t - t0 - w.range) // w.slide
-            if n >= 0:
-                o = t0 + n * w.slide
-                spans.append((k, URIRef(w.name).n3(), w.stream, o, o + w.range))
-    rows = [(s.n3(), p.n3(), o.n3(), e.t, e.stream or request.stream_iri) for e in elements for s, p, o in e.triples]
-    stream = matchable(spark.createDataFrame(rows, MULTI), algebra)
-    windowed = (stream.join(spark.createDataFrame(spans, SPANS), "stream")
-                .where("__open <= t AND t < __close").selectExpr("s", "p", "o", K, G))
-    form, rows_by_k, held, _ = solve(spark, windowed.repartition(partitions(spark), K),
-                                     static_frame(spark, request.stream, algebra), algebra, graphs=True)
-    return form, [(t, t) for t in instants], answers(rows_by_k, held, range(len(instants)))
-
-
 def replay(request: RunRequest, algebra, t0: int, master: str):
     """Replay a case's stream (elements handed over by the harness)."""
     spark = session(master)
-    if isinstance(request.window, MultiWindowSpec):
-        return replay_multi(spark, request, algebra, t0)
-    if isinstance(request.window, ValiditySpec):
-        return replay_valid(spark, request, algebra)
-    if isinstance(request.window, CountWindowSpec):
-        return replay_counted(spark, request, algebra)
+    if isinstance(request.window, (MultiWindowSpec, ValiditySpec, CountWindowSpec)):
+        from engines.spark import s2r
+
+        quads, arrived = s2r.from_elements(spark, request.stream.elements)
+        static = static_frame(spark, request.stream, algebra)
+        if isinstance(request.window, MultiWindowSpec):
+            return s2r.multi(spark, quads, arrived, request.window, t0, request.stream_iri, static, algebra)
+        operator = s2r.valid if isinstance(request.window, ValiditySpec) else s2r.counted
+        return operator(spark, quads, arrived, request.window, static, algebra)
     rows = [(s.n3(), p.n3(), o.n3(), e.t) for e in request.stream.elements for s, p, o in e.triples]
     triples = matchable(spark.createDataFrame(rows, SCHEMA), algebra)
     last = request.stream.elements[-1].t if request.stream.elements else None

@@ -13,6 +13,10 @@ batch's time reaches a window's close c, the window is complete (the stream is i
 query runs as a batch job over the state (window borders select its content, so later elements of the
 same batch do not leak in); at end of stream the remaining started windows are flushed.  The state
 drops triples older than the earliest open window.  Same declared profile and same answers as replay.
+
+Count windows, several windows and time-annotated data need each element's identity: their elements are
+fed as N-Quads with statements about each element's graph (:func:`element_quads`), and
+:class:`ElementState` runs the operators of :mod:`engines.spark.s2r` on each report once it is complete.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from engines.spark.replay import (
     window_instances,
 )
 from engines.spark.session import session
+from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec
 
 
 def report_interval(closes: list[int]):
@@ -66,9 +71,14 @@ def element_lines(element) -> list[str]:
 
 def write_ticks(request: RunRequest, folder: Path, closes: list[int]) -> int:
     """One file per report interval, in order, with increasing modification times; returns the count."""
+    return write_chunks(report_chunks(request, closes), folder)
+
+
+def write_chunks(chunks: Iterable[list[str]], folder: Path) -> int:
+    """One file per chunk, in order, with increasing modification times; returns the count."""
     base = time.time() - 10_000
     written = 0
-    for count, chunk in enumerate(report_chunks(request, closes)):
+    for count, chunk in enumerate(chunks):
         path = folder / f"tick-{count:08d}.nt"
         path.write_text("".join(chunk), encoding="utf-8")
         os.utime(path, (base + count, base + count))
@@ -93,6 +103,9 @@ def stream(request: RunRequest, algebra, t0: int, master: str, cancel: threading
     spark = session(master)
     last = request.stream.elements[-1].t if request.stream.elements else None
     static = static_frame(spark, request.stream, algebra)
+    if isinstance(request.window, (CountWindowSpec, ValiditySpec, MultiWindowSpec)):
+        state = ElementState(spark, request, algebra, t0, static)
+        return run_source(spark, state, element_chunks(request, t0), source, cancel)
     closes = [c for _, c in window_instances(request.window, t0, last)]
     if source == "socket":
         return run_socket(spark, report_chunks(request, closes), request.window, algebra, t0, last, static, cancel)
@@ -138,10 +151,12 @@ class WindowState:
         else:
             # one job: parse, count the lines, observe the batch's time, keep the triples the query can match
             self.df = self.df.unionByName(matchable(parsed, self.algebra).localCheckpoint())
-        self.lines += counted.get["n"] or 0
         top = timed.get["top"]
         if top is not None:
             self.report(sum(1 for _, c in self.windows if c <= top))
+        # last: the socket source's run ends once every line is counted, so count them when they are held
+        # and reported (counted earlier, the run could stop this batch half-way and flush beside it)
+        self.lines += counted.get["n"] or 0
 
     def result(self):
         self.report(len(self.windows))  # end of stream: flush every started window
@@ -171,6 +186,18 @@ def _drive(state: WindowState, lines, trigger: dict, cancel: threading.Event | N
     return state.result()
 
 
+def run_source(spark, state, chunks: Iterable[list[str]], source: str, cancel: threading.Event | None):
+    """Feed ``chunks`` of lines to ``state`` through the file source (one file per chunk) or the socket
+    source."""
+    if source == "socket":
+        return serve_socket(spark, state, chunks, cancel)
+    with tempfile.TemporaryDirectory(prefix="rspconf-ticks-") as folder:
+        write_chunks(chunks, Path(folder))
+        lines = (spark.readStream.format("text").option("maxFilesPerTrigger", 1)
+                 .option("latestFirst", "false").load(folder))
+        return _drive(state, lines, {"availableNow": True}, cancel)
+
+
 def run_folder(spark, folder: str, window, algebra, t0: int, last: int | None, static=None,
                cancel: threading.Event | None = None):
     """Stream the YABench-lines files of ``folder`` (in name order, one micro-batch each) through the
@@ -190,7 +217,12 @@ def run_socket(spark, chunks: Iterable[list[str]], window, algebra, t0: int, las
     cuts batches wherever the lines happen to have arrived; the answers do not depend on it (a window
     is reported once an element at or after its close has been seen, and the stream is in time order).
     The socket source has no end of stream, so the run ends when every line has been seen."""
-    state = WindowState(spark, window, algebra, t0, last, static)
+    return serve_socket(spark, WindowState(spark, window, algebra, t0, last, static), chunks, cancel)
+
+
+def serve_socket(spark, state, chunks: Iterable[list[str]], cancel: threading.Event | None):
+    """Serve ``chunks`` over a local socket to ``state`` (:class:`WindowState` or :class:`ElementState`),
+    until it has taken every line."""
     chunks = [chunk[i:i + SOCKET_CHUNK] for chunk in chunks for i in range(0, len(chunk), SOCKET_CHUNK)]
     total = sum(len(chunk) for chunk in chunks)
     if not total:
@@ -243,3 +275,115 @@ class LineServer:
                     sent += len(chunk)
                 self.closed.wait()
             return
+
+
+# -- count windows, time-annotated data, several windows: elements with their identity ----------------
+
+RSPCONF = "https://w3id.org/rspconf#"
+# what an element says beyond its triples, one statement each about its graph; the offset comes last,
+# so an element whose offset has arrived has arrived whole (the lines are read in order)
+ABOUT = {f"<{RSPCONF}{key}>": key for key in ("time", "stream", "until", "expires", "offset")}
+
+
+def element_quads(offset: int, element) -> list[str]:
+    """An element as N-Quads lines: its triples in the graph ``<urn:rspconf:element:OFFSET>``, then its
+    time (the kit's ``rspconf:time``), stream, validity and arrival offset (the position a source such as
+    Kafka gives each record) as statements about that graph."""
+    g = f"<urn:rspconf:element:{offset}>"
+    lines = [f"{s.n3()} {p.n3()} {o.n3()} {g} .\n" for s, p, o in element.triples]
+    lines.append(f'{g} <{RSPCONF}time> "{element.t}" .\n')
+    if element.stream:
+        lines.append(f"{g} <{RSPCONF}stream> <{element.stream}> .\n")
+    for key in ("until", "expires"):
+        if getattr(element, key) is not None:
+            lines.append(f'{g} <{RSPCONF}{key}> "{getattr(element, key)}" .\n')
+    lines.append(f'{g} <{RSPCONF}offset> "{offset}" .\n')
+    return lines
+
+
+def element_chunks(request: RunRequest, t0: int) -> Iterator[list[str]]:
+    """The elements as N-Quads lines, one chunk per report interval (a count window's last position, a
+    multi-window instant, an instant of time-annotated data): fewer micro-batches, and the answers do
+    not depend on where the chunks are cut."""
+    from engines.spark.s2r import count_spans, multi_instants
+
+    elements = request.stream.elements
+    window = request.window
+    if isinstance(window, CountWindowSpec):
+        ends = [b for _, b in count_spans(len(elements), window)]
+        key = lambda pair: bisect_right(ends, pair[0] - 1)  # noqa: E731 - positions up to a report
+    else:
+        if isinstance(window, MultiWindowSpec) and elements:
+            cuts = multi_instants(window, t0, elements[-1].t)
+        else:  # validity: every start is an instant (data-driven) or lies between two (periodic)
+            cuts = sorted({e.t for e in elements})
+        key = lambda pair: bisect_right(cuts, pair[1].t)  # noqa: E731
+    for _, group in groupby(enumerate(elements), key=key):
+        yield [line for offset, element in group for line in element_quads(offset, element)]
+
+
+class ElementState:
+    """The engine's state for the S2R operators of :mod:`engines.spark.s2r`: the triples with their
+    element's graph (a DataFrame that grows by each micro-batch), each element's registration (time,
+    stream, validity, offset; collected from the batch: one row per element), and how many reports were
+    made.  After each batch the operator computes the reports that became complete, and no others."""
+
+    def __init__(self, spark, request: RunRequest, algebra, t0: int, static):
+        self.spark, self.request, self.algebra, self.t0, self.static = spark, request, algebra, t0, static
+        self.quads = spark.createDataFrame([], "s STRING, p STRING, o STRING, g STRING")
+        self.said: dict[str, dict] = {}       # element graph → what has arrived about it
+        self.arrived: list = []               # Arrived, by offset, while the offsets are contiguous
+        self.offsets: dict[str, int] = {}
+        self.form, self.borders, self.rows = "SELECT", [], {}
+        self.lines = 0
+
+    def on_batch(self, batch, batch_id) -> None:
+        counted = Observation(f"lines-{batch_id}")
+        statements = ingest.terms(batch.observe(counted, F.count(F.lit(1)).alias("n"))).where("s != ''").localCheckpoint()
+        about = ", ".join(f"'{p}'" for p in ABOUT)
+        for g, p, o in statements.where(f"g = '' AND p IN ({about})").select("s", "p", "o").collect():
+            self.said.setdefault(g, {})[ABOUT[p]] = o
+        self.quads = self.quads.unionByName(statements.where("g != ''").select("s", "p", "o", "g")).localCheckpoint()
+        self._register()
+        self.report(ended=False)
+        # last: the socket source's run ends once every line is counted, so count them when they are held
+        self.lines += counted.get["n"] or 0
+
+    def _register(self) -> None:
+        from engines.spark.s2r import Arrived
+
+        def number(text):
+            return None if text is None else int(text.strip('"').split('"')[0])
+
+        ready = {number(said["offset"]): g for g, said in self.said.items() if "offset" in said}
+        while len(self.arrived) in ready:
+            g = ready[len(self.arrived)]
+            said = self.said.pop(g)
+            stream = said.get("stream")
+            self.offsets[g] = len(self.arrived)
+            self.arrived.append(Arrived(number(said["time"]), stream[1:-1] if stream else None,
+                                        number(said.get("until")), number(said.get("expires"))))
+
+    def report(self, ended: bool) -> None:
+        from engines.spark import s2r
+
+        if not self.arrived:
+            return
+        offsets = self.spark.createDataFrame(sorted(self.offsets.items()), "g STRING, f BIGINT")
+        quads = self.quads.join(offsets, "g").select("s", "p", "o", "f")
+        window, done = self.request.window, len(self.borders)
+        if isinstance(window, MultiWindowSpec):
+            form, borders, rows = s2r.multi(self.spark, quads, self.arrived, window, self.t0, self.request.stream_iri,
+                                            self.static, self.algebra, done, ended)
+        else:
+            operator = s2r.valid if isinstance(window, ValiditySpec) else s2r.counted
+            form, borders, rows = operator(self.spark, quads, self.arrived, window, self.static, self.algebra,
+                                           done, ended)
+        if form is not None:
+            self.form = form
+        self.borders = borders
+        self.rows.update(rows)
+
+    def result(self):
+        self.report(ended=True)
+        return self.form, self.borders, self.rows
