@@ -232,10 +232,11 @@ def variant(case: Case, params: dict | None = None, window: dict | None = None, 
     known = dict(case.params)
     params = dict(params or {})
     # a window or R2S the case takes as template parameters is stated through them
-    if window and {"range", "slide"} <= set(known):
+    timed = bool(window) and "range" in window
+    if timed and {"range", "slide"} <= set(known):
         params.update(range=window["range"], slide=window["slide"])
         window = None
-    elif window and isinstance(known.get("window"), dict):
+    elif timed and isinstance(known.get("window"), dict):
         params["window"] = {"range": window["range"], "slide": window["slide"]}
         window = None
     if r2s and "r2s" in known:
@@ -247,10 +248,10 @@ def variant(case: Case, params: dict | None = None, window: dict | None = None, 
     out = _one(data, index, {**known, **params}, Path(case.source))
     extra = []
     if window:
-        spec = WindowSpec(parse_duration(window["range"]), parse_duration(window["slide"]))
+        spec = recorded_window(out, window)
         if spec != out.window:
             out = replace(out, window=spec)
-            extra.append(f"window={_show(window)}")
+            extra.append(window_label(window))
     if r2s and r2s != out.r2s:
         out = replace(out, r2s=r2s)
         extra.append(f"r2s={r2s}")
@@ -258,6 +259,36 @@ def variant(case: Case, params: dict | None = None, window: dict | None = None, 
         inner = [out.id[len(out.base_id) + 1:-1]] if out.id != out.base_id else []
         out = replace(out, id=f"{out.base_id}[{','.join(inner + extra)}]")
     return case if out.id == case.id else replace(out, variant_of=case.id)
+
+
+def window_label(window: dict) -> str:
+    """A recorded window in a variant's id: ``window=5ms/5ms``, ``count=2/2`` or, per named window (by
+    the last segment of its IRI), ``wt=20ms/10ms``."""
+    if "count" in window:
+        return f"count={window['count']}/{window['slide']}"
+    if "windows" in window:
+        named = [f"{re.split(r'[/#]', name)[-1]}={_show(w)}" for name, w in window["windows"].items()]
+        return ",".join(named + ([f"instants={window['instants']}"] if "instants" in window else []))
+    return f"window={_show(window)}"
+
+
+def recorded_window(case: Case, window: dict):
+    """The window a recording states it was made with (a replay manifest's ``window``): a time window
+    ``{range, slide}``, a count window ``{count, slide}``, or the case's named windows with other widths
+    ``{windows: {name: {range, slide}}, instants}`` (each over the stream the case gives it)."""
+    if "count" in window:
+        return CountWindowSpec(int(window["count"]), int(window["slide"]))
+    if "windows" in window:
+        own = {w.name: w for w in case.window.windows} if isinstance(case.window, MultiWindowSpec) else {}
+        stranger = sorted(set(window["windows"]) - set(own))
+        if stranger:
+            raise CaseFileError(f"{case.id} has no window named {', '.join(stranger)}; its windows are "
+                                f"{', '.join(sorted(own)) or 'none (it has one unnamed window)'}")
+        given = {name: NamedWindow(name, own[name].stream, parse_duration(w["range"]), parse_duration(w["slide"]))
+                 for name, w in window["windows"].items()}
+        return MultiWindowSpec(tuple(given.get(name, w) for name, w in own.items()),
+                               window.get("instants", case.window.instants))
+    return WindowSpec(parse_duration(window["range"]), parse_duration(window["slide"]))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -2,6 +2,7 @@
 CSRBench Table 2 reproduction."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,45 @@ def test_a_deduplicating_recorder_is_judged_as_set_when_its_manifest_says_so(tmp
     path = manifest(tmp_path, "jsonl", "rec.jsonl", profile={**profile, "multiplicity": "set"},
                     recordings={case.id: "rec.jsonl"})
     assert run_case(case, ReplayEngine(str(path)), ReplayEngine(str(path)).info()).verdict == "PASS"
+
+
+@pytest.mark.parametrize("case_id,window,shown", [
+    ("mw.two-streams-join", {"windows": {"http://ex.org/wt": {"range": "20ms", "slide": "10ms"}}},
+     "wt=20ms/10ms"),
+    ("count.sliding", {"count": 2, "slide": 2}, "count=2/2"),
+])
+def test_multi_window_and_count_window_recordings_are_judged_as_their_variant(tmp_path, case_id, window, shown):
+    """A manifest may say a recording was made with other named-window widths or another count window:
+    the reference engine's output for that window passes as the variant, and fails the case itself."""
+    from conformance.cases import recorded_window
+    from conformance.plugin import with_variants
+
+    case = CASES[case_id]
+    engine = ReferenceEngine()
+    spec = recorded_window(case, window)
+    assert spec != case.window
+    request = replace(request_for(case, engine.info(), case.load_stream()), window=spec)
+    (tmp_path / "rec.jsonl").write_text("".join(jsonl.report_line(r) + "\n" for r in engine.run(request)))
+    info = engine.info()
+    recorded = {"file": "rec.jsonl", "window": window}
+    path = manifest(tmp_path, "jsonl", recorded, alignment=info.alignment, profile=info.profile,
+                    capabilities=sorted(info.capabilities), recordings={case_id: recorded})
+    replay = ReplayEngine(str(path))
+    cases = with_variants([case], replay)
+    assert [c.id for c in cases] == [case_id, f"{case_id}[{shown}]"]
+    assert cases[1].window == spec
+    assert run_case(cases[1], replay, replay.info()).verdict == "PASS"
+    forced = ReplayEngine(str(manifest(tmp_path, "jsonl", "rec.jsonl", alignment=info.alignment, profile=info.profile,
+                                       capabilities=sorted(info.capabilities), recordings={case_id: "rec.jsonl"})))
+    assert run_case(case, forced, forced.info()).verdict == "FAIL"
+
+
+def test_a_recording_names_only_windows_the_case_has(tmp_path):
+    from conformance.cases import CaseFileError, recorded_window
+
+    with pytest.raises(CaseFileError, match="mw.two-streams-join has no window named http://ex.org/w9; its "
+                                            "windows are http://ex.org/wb, http://ex.org/wt"):
+        recorded_window(CASES["mw.two-streams-join"], {"windows": {"http://ex.org/w9": {"range": 5, "slide": 5}}})
+    bad = manifest(tmp_path, "jsonl", {"file": "x.jsonl", "window": {"count": 0, "slide": 1}})
+    with pytest.raises(ManifestError, match="recordings/edges.sliding-overlap"):
+        ReplayEngine(str(bad))

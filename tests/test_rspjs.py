@@ -83,6 +83,37 @@ def test_in_its_own_form_rsp_js_runs_and_its_own_time_stamps_show_the_t0_drift(e
     assert "window starts drift: +" in reason(verdict)
 
 
+#: mw.two-streams-join in rsp-js's own form (ON STREAM, ms): two windows, each on its own stream
+TWO_STREAMS_OWN_FORM = """PREFIX ex: <http://ex.org/>
+REGISTER RStream <q> AS
+SELECT ?tram ?bus ?p
+FROM NAMED WINDOW <http://ex.org/wt> ON STREAM <http://ex.org/tram> [RANGE 10 STEP 10]
+FROM NAMED WINDOW <http://ex.org/wb> ON STREAM <http://ex.org/bus> [RANGE 10 STEP 10]
+WHERE {
+WINDOW <http://ex.org/wt> { ?tram ex:at ?p }
+WINDOW <http://ex.org/wb> { ?bus ex:at ?p }
+}
+"""
+
+
+def test_several_streams_run_each_element_in_its_own_stream(engine):
+    """rsp-js declares multi-window: the standard text still meets its parser (ERROR, the "*" expectation),
+    and in its own form each element reaches the stream it belongs to — the join of a tram in one stream
+    with a bus in the other at p1 is only found if both were fed where the query reads them."""
+    case = CASES["mw.two-streams-join"]
+    assert "multi-window" in engine.info().capabilities
+    standard = run_case(case, engine, engine.info())
+    assert standard.verdict == "ERROR" and "rsp-js parsed 0 streams" in standard.reason
+    request = replace(request_for(case, engine.info(), case.load_stream()), query_text=TWO_STREAMS_OWN_FORM)
+    reports = engine.run(request)
+    found = [{k: str(v) for k, v in row.items()} for r in reports for row in r.solutions]
+    assert {"tram": "http://ex.org/i1", "bus": "http://ex.org/i2", "p": "http://ex.org/p1"} in found
+    # a stream the query does not read is an error that names it
+    wrong = replace(request, query_text=TWO_STREAMS_OWN_FORM.replace("ex.org/bus>", "ex.org/coach>"))
+    with pytest.raises(Exception, match="belongs to stream <http://ex.org/bus>"):
+        engine.run(wrong)
+
+
 def test_without_node_the_engine_is_unavailable_and_says_why():
     with pytest.raises(ValueError, match="needs Node.js"):
         RspJsEngine(node="no-such-node-binary")

@@ -22,7 +22,10 @@ an ERROR naming the file and what is wrong.
 A recording may say what it was made with — ``{file: …, params: {range: 1s, slide: 1s}, window: …,
 r2s: …, notes: "…"}``: a recording made with other parameters, another window or R2S than the case is
 judged as a variant of the case with its own id (``csrbench.q1[range=1s,slide=1s]``; :meth:`variants`),
-never forced onto the case it was not made for; ``notes`` (say, reports the recorder dropped) are shown
+never forced onto the case it was not made for.  ``window`` is a time window ``{range, slide}``, a
+count window ``{count: 2, slide: 2}`` (id ``…[count=2/2]``) or, for a case with several named windows,
+other widths for some of them ``{windows: {<name IRI>: {range, slide}}, instants: all-close}`` (each over
+the stream the case gives it; id ``…[wt=20ms/10ms]`` by the last segment of each name); ``notes`` (say, reports the recorder dropped) are shown
 next to the verdict, which stays strict.
 """
 

@@ -76,7 +76,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 async function run(msg) {
   const engine = new rsp.RSPEngine(msg.query);
   const streams = engine.get_all_streams();
-  if (streams.length !== 1) {
+  if (streams.length === 0) {
     // rsp-js found no window it can use: running on would crash inside rsp-js; say what it parsed
     const windows = engine.windows.map((w) => ({ name: w.name, width: w.width, slide: w.slide }));
     return { seq: msg.seq, error: `rsp-js parsed ${streams.length} streams and windows ${JSON.stringify(windows)} ` +
@@ -84,10 +84,20 @@ async function run(msg) {
   }
   const bad = engine.windows.filter((w) => !Number.isFinite(w.width) || !Number.isFinite(w.slide));
   if (bad.length) console.error(`rsp-js read the window sizes as ${JSON.stringify(bad.map((w) => [w.width, w.slide]))}`);
-  const stream = engine.getStream(streams[0]);
-  // background data: the kit's RSP-QL puts the whole pattern inside the WINDOW block, so static
-  // triples go into the window's graph, where that block looks (rsp-js unions them with every window)
-  const windowGraph = DataFactory.namedNode(engine.windows[0].name);
+  // each element goes into the stream it belongs to: its own (several streams) or the query's one; a
+  // stream rsp-js did not parse from the query is an error that names it, not a guess
+  const streamOf = (element) => {
+    const name = element.stream || msg.stream_iri;
+    if (streams.includes(name)) return engine.getStream(name);
+    if (!element.stream && streams.length === 1) return engine.getStream(streams[0]);
+    throw new Error(`the element at t=${element.t} belongs to stream <${name}>, but rsp-js parsed the streams ` +
+      `${JSON.stringify(streams)} from the query`);
+  };
+  // background data: with one window the kit's RSP-QL puts the whole pattern inside the WINDOW block, so
+  // static triples go into the window's graph, where that block looks (rsp-js unions them with every
+  // window); with several, the static patterns stand outside every WINDOW block: the default graph
+  const windowGraph = msg.window && msg.window.windows ? DataFactory.defaultGraph()
+    : DataFactory.namedNode(engine.windows[0].name);
   for (const line of msg.static) {
     const q = term(line);
     engine.addStaticData(DataFactory.quad(q.subject, q.predicate, q.object, windowGraph));
@@ -122,6 +132,7 @@ async function run(msg) {
     }
   };
   for (const element of msg.elements) {
+    const stream = streamOf(element);
     for (const line of element.triples) stream.add(term(line), element.t);
     await settle();
   }
@@ -141,7 +152,9 @@ async function run(msg) {
     if (msg.cmd === "start") {
       send({ protocol: 1, engine: { name: "rsp-js", version, dialect: "rspql", alignment: "order",
         capabilities: ["time-window", "sliding-window", "filter", "aggregates", "group-by", "optional", "union",
-          "rstream", "event-graphs", "joins-across-time", "static-data", "empty-windows", "subquery", "order-by"],
+          "rstream", "event-graphs", "joins-across-time", "static-data", "empty-windows", "subquery", "order-by",
+          "multi-window"],  // several FROM NAMED WINDOW clauses, each on its stream; no count windows, no
+          // time-annotated data (rsp-js has neither)
         // no ask/construct: rsp-js evaluates with Comunica's queryBindings only; no istream/dstream:
         // REGISTER IStream/DStream is parsed and ignored (rsp-js always subscribes to RStream)
         profile: PROFILE } });
