@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from conformance import adapters, datapaths
@@ -320,6 +321,45 @@ def check_adapter(args) -> int:
     return check(args.engine, adapters.parse_options(args.engine_option), Path(args.cases), args.timeout, sys.stdout)
 
 
+def load(args) -> int:
+    """A live load experiment (conformance/load.py): feed in wall-clock time, judge, write the report."""
+    from conformance import load as load_mod
+    from conformance.cases import load_corpus
+
+    if args.data_root:
+        datapaths.set_data_root(args.data_root)
+    experiment = load_mod.read_experiment(Path(args.experiment))
+    if args.repeat is not None:
+        experiment = replace(experiment, repeat=args.repeat)
+    if args.speed is not None:
+        experiment = replace(experiment, speed=args.speed)
+    try:
+        adapter = adapters.load(args.engine, adapters.parse_options(args.engine_option), experiment.timeout)
+    except (ValueError, adapters.EngineUnavailable) as exc:
+        return _usage(str(exc))
+    if not hasattr(adapter, "live"):
+        return _usage(f"the engine {args.engine} has no live mode, so it cannot be load-tested (UNSUPPORTED for "
+                      "load runs; docs/load.md lists the engines that have one)")
+    cases = {c.id: c for c in load_corpus(Path(args.cases))}
+    try:
+        report = load_mod.run_experiment(experiment, adapter, cases)
+    finally:
+        close = getattr(adapter, "close", None)
+        if close is not None:
+            close()
+    problems = load_mod.validate(report)
+    if problems:
+        print(f"error: the load report does not fit its schema: {problems[0]}", file=sys.stderr)
+        return 2
+    written = load_mod.write(report, Path(args.out))
+    print(f"wrote {written[0]} and {len(written) - 1} pictures")
+    incomplete = [x["case"] for x in report["loads"] if x["status"] != "complete"]
+    if incomplete:
+        print(f"not run to the end: {', '.join(incomplete)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def reproduce(args) -> int:
     from conformance import reproduce as table2
 
@@ -471,6 +511,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-root", default=None)
     p.set_defaults(func=check_adapter)
 
+    p = sub.add_parser("load", help="a live load experiment: feed in wall-clock time, judge per window, measure "
+                                    "delay, CPU and memory (docs/load.md)")
+    p.add_argument("--engine", required=True, help="an engine with a live mode (reference, testing-late, ...)")
+    p.add_argument("--engine-option", action="append", default=[], help="key=value, as for pytest")
+    p.add_argument("--experiment", default=str(datapaths.PROJECT / "docs" / "examples" / "load" / "quick.yaml"),
+                   help="the experiment config (default: docs/examples/load/quick.yaml)")
+    p.add_argument("--repeat", type=int, default=None, help="repetitions per load (overrides the config)")
+    p.add_argument("--speed", type=float, default=None, help="application time per wall-clock time (overrides)")
+    p.add_argument("--out", default="load-report", help="folder for load.json and the SVG pictures")
+    p.add_argument("--cases", default=str(datapaths.PROJECT / "cases"))
+    p.add_argument("--data-root", default=None)
+    p.set_defaults(func=load)
+
     p = sub.add_parser("reproduce", help="reproduce a published result: csrbench-table2")
     p.add_argument("what", choices=["csrbench-table2"])
     p.add_argument("--data-root", default=None, help="the folder holding csrbench/ (default: as for pytest)")
@@ -523,12 +576,13 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=matrix_combine)
 
     args = parser.parse_args(argv)
+    from conformance.load import ExperimentError
     from conformance.matrixrun import ConfigError
     from conformance.runs import NotAligned, ReportError
 
     try:
         return args.func(args)
-    except (ReportError, NotAligned, ConfigError) as exc:
+    except (ReportError, NotAligned, ConfigError, ExperimentError) as exc:
         return _usage(str(exc))
 
 

@@ -185,3 +185,97 @@ FAULTS = {
     DistinctEngine: "multiplicity",
     NoEmptyAggregateEngine: "absent-value",
 }
+
+
+# -- live runs (conformance/live.py): faults that show only in wall-clock time ---------------------
+
+class LateEngine(ReferenceEngine):
+    """Answers correctly, ``delay`` seconds late: each report is held back that long after it is made
+    (option ``delay``, default 0.5).  A live run must measure that delay more than the control's."""
+
+    name = "testing-late"
+
+    def __init__(self, delay: float | str = 0.5, **options):
+        super().__init__(**options)
+        self.delay = float(delay)
+
+    def live(self, request, emit):
+        from engines.reference.live import ReferenceLive
+
+        postponed = Postponed(emit, self.delay)
+        return DelayedEmits(ReferenceLive(self, request, postponed.put), postponed)
+
+
+class Postponed:
+    """Emits each report ``delay`` seconds after it is put, in order, from a thread of its own."""
+
+    def __init__(self, emit, delay: float):
+        import queue
+        import threading
+
+        self.emit, self.delay, self.queue = emit, delay, queue.Queue()
+        self.thread = threading.Thread(target=self._run, name="rspconf-late-emits", daemon=True)
+        self.thread.start()
+
+    def put(self, report) -> None:
+        import time
+
+        self.queue.put((time.monotonic() + self.delay, report))
+
+    def _run(self) -> None:
+        import time
+
+        while True:
+            item = self.queue.get()
+            if item is None:
+                return
+            due, report = item
+            time.sleep(max(0.0, due - time.monotonic()))
+            self.emit(report)
+
+    def drain(self) -> None:
+        self.queue.put(None)
+        self.thread.join()
+
+
+class DelayedEmits:
+    """A live session whose end waits for the postponed reports."""
+
+    def __init__(self, session, postponed: Postponed):
+        self.session, self.postponed = session, postponed
+
+    def push(self, t, elements) -> None:
+        self.session.push(t, elements)
+
+    def end(self) -> None:
+        self.session.end()
+        self.postponed.drain()
+
+    def cancel(self) -> None:
+        self.session.cancel()
+
+
+class DroppingEngine(ReferenceEngine):
+    """Loses elements under load: its input buffer takes at most ``capacity`` elements per push (option,
+    default 3), and drops the rest of a larger burst — so at a rate of n elements per timestamp it loses
+    a fraction 1 − capacity/n of them, and none at n ≤ capacity.  The batch run (no bursts) is correct."""
+
+    name = "testing-dropping"
+
+    def __init__(self, capacity: int | str = 3, **options):
+        super().__init__(**options)
+        self.capacity = int(capacity)
+
+    def live(self, request, emit):
+        from engines.reference.live import ReferenceLive
+
+        engine = self
+
+        class Dropping(ReferenceLive):
+            def take(self, elements):
+                return elements[:engine.capacity]
+
+        return Dropping(self, request, emit)
+
+
+LIVE_FAULTS = {LateEngine: "delay", DroppingEngine: "recall"}

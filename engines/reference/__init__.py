@@ -191,6 +191,18 @@ class ReferenceEngine:
             previous = current
         return reports
 
+    def live(self, request: RunRequest, emit):
+        """A live session (conformance/live.py): time windows over one stream, reported as they close.
+        A test engine whose fault is in its batch ``run`` has no live mode (the live session would not
+        have the fault, and would pass for it)."""
+        from conformance.live import LiveUnsupported
+        from engines.reference.live import ReferenceLive
+
+        if type(self).run is not ReferenceEngine.run:
+            raise LiveUnsupported(f"{self.name}'s behaviour is in its batch run: it has no live mode")
+
+        return ReferenceLive(self, request, emit)
+
     def run(self, request: RunRequest) -> list[ObservedReport]:
         if isinstance(request.window, MultiWindowSpec):
             return self.multi_window_reports(request)

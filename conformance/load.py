@@ -1,0 +1,233 @@
+"""Load experiments (YABench's, seed 000): live runs at given loads, repeated, judged window by window.
+
+An experiment config (YAML, schema ``conformance/schema/experiment.schema.json``) names corpus cases —
+each case is one load: its stream (e.g. YABench's generator at some number of stations), its query and
+window — and how to feed them: ``speed`` (application time per wall-clock time), ``repeat``,
+``heartbeat``, ``sample`` (the resource sampling period) and a ``timeout`` per run.  For each load and
+repetition, :func:`conformance.live.run_live` feeds the stream in wall-clock time, the oracle judges
+the reports as in any run, and the report keeps per window: status, precision, recall, **delay** and
+result sizes; per run: the feeder's lateness, CPU and memory over time, dropped and duplicated reports.
+With repetitions, each window's spread (min / median / max).  ``docs/load.md`` tells the whole story.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from conformance.durations import parse_duration
+
+SCHEMA = Path(__file__).resolve().parent / "schema" / "experiment.schema.json"
+REPORT_SCHEMA = Path(__file__).resolve().parent / "schema" / "load.schema.json"
+
+
+class ExperimentError(ValueError):
+    """A config that cannot be used: the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    loads: tuple[str, ...]
+    speed: float = 1.0
+    repeat: int = 1
+    heartbeat: float = 0.1
+    sample: float = 1.0
+    timeout: float = 600.0
+    description: str = ""
+    source: str = ""
+    options: dict = field(default_factory=dict)
+
+
+def read_experiment(path: Path) -> Experiment:
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ExperimentError(f"{path}: cannot read the experiment config ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        raise ExperimentError(f"{path}: not valid YAML: {exc}") from None
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.path))
+    if errors:
+        where = "/".join(str(p) for p in errors[0].path) or "(top level)"
+        raise ExperimentError(f"{path}: field {where}: {errors[0].message} (schema: {SCHEMA.name}; see docs/load.md)")
+
+    def seconds(key: str, default: float) -> float:
+        if key not in data:
+            return default
+        try:
+            return parse_duration(data[key]) / 1000.0
+        except ValueError as exc:
+            raise ExperimentError(f"{path}: field {key}: {exc}") from None
+    return Experiment(name=data["name"], loads=tuple(data["loads"]), speed=float(data.get("speed", 1.0)),
+                      repeat=int(data.get("repeat", 1)), heartbeat=seconds("heartbeat", 0.1),
+                      sample=seconds("sample", 1.0), timeout=seconds("timeout", 600.0),
+                      description=data.get("description", ""), source=data.get("source", ""))
+
+
+def _ms(x: float | None) -> float | None:
+    return None if x is None else round(x * 1000, 1)
+
+
+def run_once(case, adapter, info, experiment: Experiment) -> dict:
+    """One live run of one load, judged: the run's part of the report."""
+    from conformance.harness import judge, request_for
+    from conformance.live import delays, run_live
+    from oracle.explain import reason
+
+    stream = case.load_stream()
+    request = request_for(case, info, stream)
+    live = run_live(adapter, request, experiment.speed, experiment.heartbeat, experiment.sample, experiment.timeout)
+    verdict = judge(case, info, stream, live.reports, gracious=False)
+    seen: set = set()
+    duplicated = 0
+    for r in live.reports:
+        key = r.window if r.window is not None else r.tau
+        duplicated += key in seen and key is not None
+        seen.add(key)
+    windows = []
+    for i, (w, d) in enumerate(zip(verdict.best.windows, delays(verdict, live.feed))):
+        windows.append({"index": i, "status": w.status,
+                        "open": w.expected.opening if w.expected else None,
+                        "close": w.expected.closing if w.expected else None,
+                        "precision": w.precision, "recall": w.recall, "delay_ms": _ms(d),
+                        "expected_size": w.expected_size, "actual_size": w.actual_size})
+    return {"verdict": verdict.verdict, "reason": reason(verdict), "feed": live.feed.summary(),
+            "end_ms": _ms(live.end_seconds), "reports": len(live.reports),
+            "missing_reports": sum(w["status"] == "MISSING" for w in windows),
+            "extra_reports": sum(w["status"] == "EXTRA" for w in windows),
+            "duplicated_reports": duplicated, "windows": windows, "samples": live.samples}
+
+
+def by_window(runs: list[dict], key: str) -> list[list]:
+    """Per expected window (by its borders, ascending; a report the oracle did not expect has none and is
+    left out), the values of ``key`` over the repetitions, None dropped."""
+    borders = sorted({(w["open"], w["close"]) for r in runs for w in r["windows"] if w["open"] is not None})
+    order = {b: i for i, b in enumerate(borders)}
+    out: list[list] = [[] for _ in order]
+    for r in runs:
+        for w in r["windows"]:
+            if w["open"] is not None and w[key] is not None:
+                out[order[(w["open"], w["close"])]].append(w[key])
+    return out
+
+
+def spread(runs: list[dict]) -> list[dict]:
+    """Per expected window, over the repetitions: min / median / max of delay, precision, recall, size."""
+    borders = sorted({(w["open"], w["close"], w["expected_size"]) for r in runs for w in r["windows"]
+                      if w["open"] is not None})
+    columns = {key: by_window(runs, key) for key in ("delay_ms", "precision", "recall", "actual_size")}
+    out = []
+    for i, (o, c, size) in enumerate(borders):
+        row: dict = {"index": i, "open": o, "close": c, "expected_size": size}
+        for key, values in columns.items():
+            v = values[i]
+            row[key] = {"min": min(v), "median": statistics.median(v), "max": max(v), "n": len(v)} if v else None
+        out.append(row)
+    return out
+
+
+def run_experiment(experiment: Experiment, adapter, cases: dict, say=print) -> dict:
+    """Every load of the experiment, ``repeat`` times each: the load report (schema ``load.schema.json``)."""
+    from conformance.harness import EngineTimeout
+    from engines.contract import Unsupported
+
+    info = adapter.info()
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    loads = []
+    for case_id in experiment.loads:
+        case = cases.get(case_id)
+        if case is None:
+            raise ExperimentError(f"experiment {experiment.name}: no case {case_id!r} in the corpus (rspconf lint "
+                                  "lists the ids)")
+        runs, status, why = [], "complete", ""
+        lacking = sorted(set(case.capabilities) - set(info.capabilities))
+        if lacking:
+            status, why = "UNSUPPORTED", f"engine lacks capability {', '.join(lacking)}"
+        for rep in range(experiment.repeat if status == "complete" else 0):
+            began = time.monotonic()
+            try:
+                run = run_once(case, adapter, info, experiment)
+            except Unsupported as exc:
+                status, why = "UNSUPPORTED", str(exc)
+                break
+            except EngineTimeout as exc:
+                status, why = "TIMEOUT", str(exc)
+                break
+            except Exception as exc:  # noqa: BLE001 - a harness or engine error, reported as such
+                status, why = "ERROR", f"{type(exc).__name__}: {exc}"
+                break
+            run["repetition"] = rep + 1
+            runs.append(run)
+            say(f"{case_id} #{rep + 1}: {run['verdict']} in {time.monotonic() - began:.1f} s; "
+                f"{describe(run)}")
+        if status != "complete":
+            say(f"{case_id}: {status}: {why}")
+        loads.append({"case": case_id, "status": status, "reason": why, "runs": runs, "spread": spread(runs) if runs else []})
+    return {"kind": "rspconf-load", "version": 1, "started": started,
+            "experiment": {"name": experiment.name, "description": experiment.description, "source": experiment.source,
+                           "speed": experiment.speed, "repeat": experiment.repeat,
+                           "heartbeat_ms": experiment.heartbeat * 1000, "sample_ms": experiment.sample * 1000,
+                           "timeout_s": experiment.timeout},
+            "engine": {"name": info.name, "version": info.version, "profile": info.profile},
+            "loads": loads}
+
+
+def describe(run: dict) -> str:
+    """One line: recall, delay, the feeder, resources."""
+    recalls = [w["recall"] for w in run["windows"] if w["recall"] is not None]
+    delay = [w["delay_ms"] for w in run["windows"] if w["delay_ms"] is not None]
+    cpu = [s["cpu"] for s in run["samples"]]
+    rss = [s["rss_mib"] for s in run["samples"]]
+    parts = [f"mean recall {statistics.mean(recalls):.3f}" if recalls else "no recall",
+             f"delay median {statistics.median(delay):.0f} ms, max {max(delay):.0f} ms" if delay else "no delay",
+             f"{run['missing_reports']} missing, {run['duplicated_reports']} duplicated reports",
+             f"feeder lateness max {run['feed']['lateness_ms']['max']:.1f} ms at {run['feed']['triples_per_second']} triples/s"]
+    if cpu:
+        parts.append(f"CPU mean {statistics.mean(cpu):.2f} cores, RSS max {max(rss):.0f} MiB")
+    return "; ".join(parts)
+
+
+def write(report: dict, out: Path) -> list[Path]:
+    """``out``/load.json and, per load, its SVG pictures; returns the files written."""
+    from conformance.site import loadplots
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / "load.json"]
+    written[0].write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    for n, load in enumerate(report["loads"]):
+        if not load["runs"]:
+            continue
+        stem = f"{n:02d}-{load['case'].replace('/', '_')}"
+
+        def series(key):
+            return by_window(load["runs"], key)
+        pictures = {
+            "precision": loadplots.per_window(series("precision"), "precision per window", "", lo=0, hi=1,
+                                              good=lambda v: v >= 1),
+            "recall": loadplots.per_window(series("recall"), "recall per window", "", lo=0, hi=1,
+                                           good=lambda v: v >= 1),
+            "delay": loadplots.per_window(series("delay_ms"), "delay per window", "ms"),
+            "sizes": loadplots.sizes([row["expected_size"] for row in load["spread"]], series("actual_size")),
+            "cpu": loadplots.over_time([r["samples"] for r in load["runs"]], "cpu", "CPU over time", "cores"),
+            "memory": loadplots.over_time([r["samples"] for r in load["runs"]], "rss_mib", "resident memory over time",
+                                          "MiB"),
+        }
+        for name, svg in pictures.items():
+            path = out / f"{stem}.{name}.svg"
+            path.write_text(svg, encoding="utf-8")
+            written.append(path)
+    return written
+
+
+def validate(report: dict) -> list[str]:
+    schema = json.loads(REPORT_SCHEMA.read_text(encoding="utf-8"))
+    return [f"{'/'.join(str(p) for p in e.path) or '(top)'}: {e.message}"
+            for e in jsonschema.Draft202012Validator(schema).iter_errors(report)]

@@ -1,0 +1,176 @@
+"""Live load runs (conformance/live.py, conformance/load.py): the feeder keeps to the clock, the
+reference engine is the control (P = R = 1), and two engines with a known fault show exactly that
+fault — a known delay, a known fraction of elements lost — within the feeder's measured jitter."""
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance import load
+from conformance.cases import expand, read_family
+from conformance.harness import request_for
+from conformance.live import Feeder, LiveUnsupported, run_live
+from engines.reference import ReferenceEngine
+from engines.testing import DroppingEngine, LateEngine
+from oracle.model import Element
+
+PER_STAMP = 4    # elements per timestamp: a burst the dropping engine cannot take whole
+STAMPS = 30      # every 100 ms of application time: 3 s, three 1 s windows
+SPEED = 2.0      # 1.5 s of wall-clock time per run
+HEARTBEAT = 0.05
+
+
+def burst_case(tmp_path):
+    """Each element is one reading of its own sensor, so each contributes exactly one solution: a window's
+    recall is the share of its elements the engine kept."""
+    elements = "\n".join(f'        - {{t: {100 * i}, turtle: "ex:s{i}-{j} ex:v {i} ."}}'
+                         for i in range(STAMPS) for j in range(PER_STAMP))
+    family = tmp_path / "bursts.yaml"
+    family.write_text(f"""schema_version: 1
+family: bursts
+title: bursts of readings
+prefixes: {{ex: "http://ex.org/"}}
+cases:
+  - id: readings
+    title: every reading of a 1 s window
+    spec: [test]
+    level: must
+    capabilities: [time-window]
+    stream:
+      elements:
+{elements}
+    query:
+      r2r: "SELECT ?s ?v WHERE {{ ?s ex:v ?v }}"
+      window: {{range: 1s, slide: 1s}}
+""")
+    return expand(read_family(family), family)[0]
+
+
+def experiment(**changes):
+    return load.Experiment(**{"name": "test", "loads": ("bursts.readings",), "speed": SPEED, "repeat": 1,
+                              "heartbeat": HEARTBEAT, "sample": 0.2, "timeout": 60.0, **changes})
+
+
+class Recorder:
+    """A live session that records each push and when it came."""
+
+    def __init__(self):
+        self.pushes = []
+
+    def push(self, t, elements):
+        self.pushes.append((t, len(elements), time.monotonic()))
+
+
+def test_the_feeder_pushes_each_timestamp_when_due_never_early_and_heartbeats_in_between():
+    elements = [Element(t, ()) for t in (0, 0, 300, 700, 700, 700)]
+    session = Recorder()
+    log = Feeder(elements, speed=2.0, heartbeat=0.02, until=1000).run(session)
+    groups = [(t, n) for t, n, _ in session.pushes if n]
+    assert groups == [(0, 2), (300, 1), (700, 3)]
+    assert (log.groups, log.elements) == (3, 6)
+    for t, n, at in session.pushes:
+        if n:  # an element is never pushed before it is due
+            assert at >= log.wall(t) - 1e-6
+    times = [t for t, _, _ in session.pushes]
+    assert times == sorted(times) and times[-1] == 1000      # the clock runs on to the last close
+    beats = [(t, at) for t, n, at in session.pushes if not n]
+    assert len(beats) >= 5 and log.heartbeats == len(beats)
+    for t, at in beats:  # a heartbeat says only what the clock has reached
+        assert at >= log.wall(t) - 1e-6
+    assert log.summary()["lateness_ms"]["max"] >= 0
+
+
+def test_the_reference_engine_is_the_control_every_window_right(tmp_path):
+    case = burst_case(tmp_path)
+    engine = ReferenceEngine()
+    run = load.run_once(case, engine, engine.info(), experiment())
+    assert run["verdict"] == "PASS", run["reason"]
+    assert [(w["open"], w["close"], w["recall"], w["precision"]) for w in run["windows"]] == [
+        (0, 1000, 1.0, 1.0), (1000, 2000, 1.0, 1.0), (2000, 3000, 1.0, 1.0)]
+    assert all(w["delay_ms"] is not None and w["delay_ms"] >= 0 for w in run["windows"])
+    assert run["missing_reports"] == run["duplicated_reports"] == 0
+    assert run["feed"]["elements"] == STAMPS * PER_STAMP
+
+
+def test_a_late_engine_is_measured_late_by_what_was_injected(tmp_path):
+    case = burst_case(tmp_path)
+    control = ReferenceEngine()
+    base = load.run_once(case, control, control.info(), experiment())
+    late = LateEngine(delay=0.4)
+    slow = load.run_once(case, late, late.info(), experiment())
+    assert slow["verdict"] == "PASS"  # right answers, only late: the verdict is about answers
+    measured = statistics.median(w["delay_ms"] for w in slow["windows"]) - \
+        statistics.median(w["delay_ms"] for w in base["windows"])
+    jitter = base["feed"]["lateness_ms"]["max"] + slow["feed"]["lateness_ms"]["max"] + HEARTBEAT * 1000 + 50
+    assert abs(measured - 400) <= jitter, (measured, jitter)
+
+
+@pytest.mark.parametrize("capacity,recall", [(3, 0.75), (2, 0.5), (PER_STAMP, 1.0)])
+def test_a_dropping_engine_loses_the_share_it_cannot_take(tmp_path, capacity, recall):
+    case = burst_case(tmp_path)
+    engine = DroppingEngine(capacity=capacity)
+    run = load.run_once(case, engine, engine.info(), experiment())
+    assert [w["recall"] for w in run["windows"]] == [recall] * 3
+    assert all(w["precision"] == 1.0 for w in run["windows"])
+    assert run["verdict"] == ("PASS" if recall == 1.0 else "FAIL")
+    if recall < 1:
+        assert "missing" in run["reason"] or "MISSING" in run["reason"] or "mismatch" in run["reason"]
+    # the batch run has no bursts: the fault shows only live
+    batch = engine.run(request_for(case, engine.info(), case.load_stream()))
+    assert [len(r.solutions) for r in batch] == [40, 40, 40]
+
+
+def test_repetitions_give_each_window_its_spread_and_the_report_fits_its_schema(tmp_path):
+    case = burst_case(tmp_path)
+    report = load.run_experiment(experiment(repeat=2), ReferenceEngine(), {case.id: case}, say=lambda _: None)
+    assert load.validate(report) == []
+    (entry,) = report["loads"]
+    assert entry["status"] == "complete" and len(entry["runs"]) == 2
+    assert [row["recall"]["n"] for row in entry["spread"]] == [2, 2, 2]
+    first = entry["spread"][0]["delay_ms"]
+    assert first["min"] <= first["median"] <= first["max"]
+    files = load.write(report, tmp_path / "out")
+    assert {f.name.split(".")[-2] for f in files[1:]} == {"precision", "recall", "delay", "sizes", "cpu", "memory"}
+    assert all(f.read_text().startswith("<svg") for f in files[1:])
+    assert json.loads(files[0].read_text())["kind"] == "rspconf-load"
+
+
+def test_engines_and_cases_a_live_run_cannot_feed_are_refused_by_name(tmp_path):
+    from conformance.cases import load_corpus
+
+    cases = {c.id: c for c in load_corpus(Path(__file__).resolve().parent.parent / "cases")}
+    engine = ReferenceEngine()
+    count = cases["count.sliding"]
+    with pytest.raises(LiveUnsupported, match="time-window cases"):
+        run_live(engine, request_for(count, engine.info(), count.load_stream()))
+
+    class NoLive:
+        pass
+    with pytest.raises(LiveUnsupported, match="no live mode"):
+        run_live(NoLive(), request_for(count, engine.info(), count.load_stream()))
+    report = load.run_experiment(experiment(loads=("yabench.e1-small",)), engine, cases, say=lambda _: None)
+    assert report["loads"][0]["status"] == "UNSUPPORTED" and "closed-windows" in report["loads"][0]["reason"]
+
+
+def test_the_cli_names_a_bad_config_field_and_an_engine_without_live_mode(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nloads: []\n")
+    out = subprocess.run([sys.executable, "-m", "conformance.cli", "load", "--engine", "reference",
+                          "--experiment", str(bad)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and f"{bad}: field loads:" in out.stderr and "Traceback" not in out.stderr
+    good = tmp_path / "good.yaml"
+    good.write_text("name: x\nloads: [edges.border]\n")
+    fake = Path(__file__).resolve().parent / "fake_engine.py"
+    out = subprocess.run([sys.executable, "-m", "conformance.cli", "load", "--engine", f"cmd:{sys.executable} {fake} ok",
+                          "--experiment", str(good)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "has no live mode" in out.stderr, out.stderr
+    # a test engine whose fault is in its batch run: refused by name, not run without its fault
+    out = subprocess.run([sys.executable, "-m", "conformance.cli", "load", "--engine", "testing-out-of-order",
+                          "--experiment", str(good), "--out", str(tmp_path / "r")],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "UNSUPPORTED: testing-out-of-order's behaviour is in its batch run" in out.stdout
