@@ -284,7 +284,7 @@ class CommandEngine:
                                 capabilities=frozenset(e["capabilities"]), profile=e["profile"],
                                 alignment=e.get("alignment", "order"),
                                 expectations=self.expectations,
-                                extra={"command": self.argv})
+                                extra={"command": self.argv, "live": bool(e.get("live"))})
         self.process = process
         return process
 
@@ -311,6 +311,18 @@ class CommandEngine:
             raise EngineError(f"the engine reported an error: {answer['error']}", process.tail())
         return reports_from(answer)
 
+    def live(self, request: RunRequest, emit) -> "CommandLive":
+        """A live run over the protocol (docs/protocol.md, Live mode), if the engine declares ``live``."""
+        from conformance.live import LiveUnsupported
+
+        with self._lock:
+            process = self._started()
+            if not self._info.extra.get("live"):
+                raise LiveUnsupported('the engine\'s start answer does not declare "live": true (docs/protocol.md)')
+            self.seq += 1
+            seq = self.seq
+        return CommandLive(process, seq, request, emit)
+
     def cancel(self) -> None:
         """Timeout: kill the process (the waiting run then fails; the next run starts a fresh one)."""
         if self.process is not None:
@@ -320,3 +332,87 @@ class CommandEngine:
         if self.process is not None:
             self.process.stop()
             self.process = None
+
+
+class CommandLive:
+    """One live run over the protocol: ``live`` (answered ``ready``), then ``push`` messages written by a
+    thread of their own (so the feeder never waits on a pipe), reports read as they come and handed to
+    ``emit``, and ``end`` (answered ``ended`` once every report is sent).  A broken message, a crash or
+    an ``error`` ends the run with that error, raised by :meth:`end`."""
+
+    def __init__(self, process: EngineProcess, seq: int, request: RunRequest, emit):
+        from conformance.live import LiveUnsupported
+
+        self.process, self.seq, self.emit = process, seq, emit
+        self.pid = process.proc.pid
+        message = request_message(seq, request)
+        message.update(cmd="live", elements=[])
+        process.send(message)
+        first = self._message(process.receive(60.0, "live answer"))
+        if "unsupported" in first:
+            raise LiveUnsupported(first["unsupported"])
+        if "error" in first:
+            raise EngineError(f"the engine reported an error: {first['error']}", process.tail())
+        if "ready" not in first:
+            raise ProtocolError(f"the engine answered the live command with {sorted(first)}, not ready", process.tail())
+        self.outbox: queue.Queue = queue.Queue()
+        self.ended = threading.Event()
+        self.error: Exception | None = None
+        threading.Thread(target=self._write, daemon=True, name="rspconf-live-push").start()
+        threading.Thread(target=self._read, daemon=True, name="rspconf-live-reports").start()
+
+    def _message(self, message: dict) -> dict:
+        found = problems(message, "live_message")
+        if found:
+            raise ProtocolError("a live message breaks the protocol: " + "; ".join(found[:5]), self.process.tail())
+        if message["seq"] != self.seq:
+            raise ProtocolError(f"a live message has seq {message['seq']}, the live run is {self.seq}", self.process.tail())
+        return message
+
+    def _write(self) -> None:
+        while True:
+            message = self.outbox.get()
+            try:
+                self.process.send(message)
+            except ProtocolError as exc:
+                self._fail(exc)
+                return
+            if message["cmd"] == "end":
+                return
+
+    def _read(self) -> None:
+        try:
+            while True:
+                message = self._message(self.process.receive(None, "live report"))
+                if "report" in message:
+                    self.emit(jsonl.parse_report(message["report"]))
+                elif "ended" in message:
+                    self.ended.set()
+                    return
+                elif "error" in message:
+                    raise EngineError(f"the engine reported an error: {message['error']}", self.process.tail())
+                else:
+                    raise ProtocolError(f"unexpected live message {sorted(message)} during the run", self.process.tail())
+        except Exception as exc:  # noqa: BLE001 - raised again by end()
+            self._fail(exc)
+
+    def _fail(self, exc: Exception) -> None:
+        if self.error is None:
+            self.error = exc
+        self.ended.set()
+
+    def push(self, t: int, elements: list) -> None:
+        def line(triple) -> str:
+            s, p, o = triple
+            return f"{s.n3()} {p.n3()} {o.n3()} ."
+        self.outbox.put({"cmd": "push", "seq": self.seq, "t": t, "elements": [element_message(e, line) for e in elements]})
+
+    def end(self) -> None:
+        self.outbox.put({"cmd": "end", "seq": self.seq})
+        self.ended.wait()
+        if self.error is not None:
+            raise self.error
+
+    def cancel(self) -> None:
+        self.process.kill()
+        self._fail(ProtocolError("the live run was cancelled (timeout)"))

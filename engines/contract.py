@@ -15,6 +15,11 @@ An adapter is any object with
   made_with)`` — and ``notes_for(case_id)``, lines shown next to the verdict (a recorder's dropped
   reports).
 
+- optionally, for load runs (``rspconf load``, :mod:`conformance.live`): ``live(request, emit)`` — a
+  session with ``push(t, elements)`` (elements due now in wall-clock time; none is a heartbeat: time
+  has reached t; must not block), ``end()`` (end of stream: flush, then return) and optionally ``pid``
+  and ``cancel()``; the engine calls ``emit(report)`` from any thread as soon as it makes a report.
+
 A raised exception is an ERROR of the harness run, not a FAIL of the engine; a raised
 :class:`Unsupported` is UNSUPPORTED.
 """

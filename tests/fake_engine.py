@@ -2,7 +2,7 @@
 
 Modes: ok (empty windows at t0 = 0, like the reference profile), garbage (prints a log line on stdout),
 crash (exits 3 on run), hang (never answers a run), unsupported, error, badinfo (start answer without
-a profile), wrongseq.
+a profile), wrongseq; live runs: livegarbage (a log line on stdout on push), livecrash (dies on push).
 """
 
 import json
@@ -27,6 +27,8 @@ for line in sys.stdin:
                   "profile": PROFILE, "alignment": "window"}
         if mode == "badinfo":
             del engine["profile"]
+        if mode.startswith("live"):
+            engine["live"] = True
         send({"protocol": 1, "engine": engine})
     elif msg["cmd"] == "run":
         print(f"fake engine got case {msg['case']}", file=sys.stderr, flush=True)
@@ -57,5 +59,15 @@ for line in sys.stdin:
                 reports.append({"tau": o + w["range"], "window": [o, o + w["range"]], "solutions": []})
                 o += w["slide"]
             send({"seq": msg["seq"], "reports": reports})
+    elif msg["cmd"] == "live":
+        send({"seq": msg["seq"], "ready": True})
+    elif msg["cmd"] == "push":  # livegarbage: a log line on stdout; livecrash: dies mid-run
+        if mode == "livegarbage":
+            print("INFO window closed", flush=True)
+        elif mode == "livecrash":
+            print("OutOfMemoryError", file=sys.stderr, flush=True)
+            sys.exit(3)
+    elif msg["cmd"] == "end":
+        send({"seq": msg["seq"], "ended": True})
     elif msg["cmd"] == "stop":
         sys.exit(0)

@@ -174,3 +174,44 @@ def test_the_cli_names_a_bad_config_field_and_an_engine_without_live_mode(tmp_pa
                           "--experiment", str(good), "--out", str(tmp_path / "r")],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "UNSUPPORTED: testing-out-of-order's behaviour is in its batch run" in out.stdout
+
+
+# -- live mode over the JSON Lines protocol (docs/protocol.md, Live mode) -----------------------------
+
+def test_a_protocol_engine_runs_live_and_is_sampled_as_its_own_process(tmp_path):
+    """docs/examples/minimal-engine.mjs has a live mode: every window right, reported as it closes."""
+    import shutil
+
+    from conformance import adapters
+
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    case = burst_case(tmp_path)
+    engine = adapters.load(f"cmd:node {Path(__file__).resolve().parent.parent / 'docs/examples/minimal-engine.mjs'}")
+    try:
+        run = load.run_once(case, engine, engine.info(), experiment(sample=0.1))
+    finally:
+        engine.close()
+    assert run["verdict"] == "PASS", run["reason"]
+    assert [w["recall"] for w in run["windows"]] == [1.0, 1.0, 1.0]
+    assert all(0 <= w["delay_ms"] < 1000 for w in run["windows"])
+    assert run["samples"] and all(s["rss_mib"] > 0 for s in run["samples"])
+
+
+@pytest.mark.parametrize("mode,message", [
+    ("ok", 'does not declare "live": true'),
+    ("livegarbage", "is not JSON"),
+    ("livecrash", "closed its stdout"),
+])
+def test_a_protocol_engine_without_live_mode_or_that_breaks_it_is_not_a_failure(tmp_path, mode, message):
+    from conformance import adapters
+
+    case = burst_case(tmp_path)
+    engine = adapters.load(f"cmd:{sys.executable} {Path(__file__).resolve().parent / 'fake_engine.py'} {mode}")
+    try:
+        report = load.run_experiment(experiment(), engine, {case.id: case}, say=lambda _: None)
+    finally:
+        engine.close()
+    (entry,) = report["loads"]
+    assert entry["status"] == ("UNSUPPORTED" if mode == "ok" else "ERROR"), entry
+    assert message in entry["reason"] and not entry["runs"]

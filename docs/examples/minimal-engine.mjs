@@ -2,7 +2,8 @@
 // A complete, minimal rspconf engine in JavaScript, speaking protocol 1 (docs/protocol.md).
 // It answers SELECT queries with ONE triple pattern, on time-based windows with t0 = 0, each window
 // reporting at its close with its full content, Rstream, empty results reported, trailing windows
-// flushed at the end of the stream.  Anything else is refused as "unsupported".
+// flushed at the end of the stream; also live (elements pushed in wall-clock time, rspconf load).
+// Anything else is refused as "unsupported".
 // Run it through the kit:  rspconf check-adapter "cmd:node docs/examples/minimal-engine.mjs"
 import { createInterface } from "node:readline";
 
@@ -34,41 +35,69 @@ function parsePattern(r2r) { // "SELECT ?a ?b WHERE { s p o }" with PREFIX lines
   return { vars: m[1].trim().split(/\s+/).map((v) => v.slice(1)), pattern };
 }
 
-function run(msg) {
-  const query = parsePattern(msg.r2r);
-  if (!query) return { seq: msg.seq, unsupported: "only SELECT with one triple pattern" };
-  if (msg.r2s !== "rstream") return { seq: msg.seq, unsupported: `R2S ${msg.r2s}` };
-  const { range, slide } = msg.window;
-  const items = msg.elements.flatMap((e) => e.triples.map((line) => ({ t: e.t, terms: line.match(TERM).slice(0, 3) })));
-  const reports = [];
-  if (msg.elements.length) {
-    const last = msg.elements[msg.elements.length - 1].t;
-    for (let o = 0; o <= last; o += slide) {
-      const c = o + range, solutions = [];
-      for (const { t, terms } of items) {
-        if (t < o || t >= c) continue;
-        const binding = {};
-        const ok = query.pattern.every((p, i) => p.startsWith("?")
-          ? (binding[p.slice(1)] === undefined || binding[p.slice(1)] === terms[i]) && (binding[p.slice(1)] = terms[i])
-          : p === terms[i]);
-        if (ok) solutions.push(Object.fromEntries(query.vars.filter((v) => binding[v]).map((v) => [v, toJson(binding[v])])));
-      }
-      reports.push({ tau: c, window: [o, c], solutions });
-    }
+function solve(query, items, o, c) { // the window [o, c)'s solutions of the one pattern
+  const solutions = [];
+  for (const { t, terms } of items) {
+    if (t < o || t >= c) continue;
+    const binding = {};
+    const ok = query.pattern.every((p, i) => p.startsWith("?")
+      ? (binding[p.slice(1)] === undefined || binding[p.slice(1)] === terms[i]) && (binding[p.slice(1)] = terms[i])
+      : p === terms[i]);
+    if (ok) solutions.push(Object.fromEntries(query.vars.filter((v) => binding[v]).map((v) => [v, toJson(binding[v])])));
   }
+  return { tau: c, window: [o, c], solutions };
+}
+
+function refusal(msg, query) { // why this engine cannot run the request, or null
+  if (!query) return "only SELECT with one triple pattern";
+  if (msg.r2s !== "rstream") return `R2S ${msg.r2s}`;
+  return msg.window.range === undefined ? "only time windows" : null;
+}
+
+const itemsOf = (elements) => elements.flatMap((e) => e.triples.map((line) => ({ t: e.t, terms: line.match(TERM).slice(0, 3) })));
+
+function run(msg) {
+  const query = parsePattern(msg.r2r), why = refusal(msg, query);
+  if (why) return { seq: msg.seq, unsupported: why };
+  const { range, slide } = msg.window, items = itemsOf(msg.elements), reports = [];
+  const last = msg.elements.length ? msg.elements[msg.elements.length - 1].t : -1;
+  for (let o = 0; o <= last; o += slide) reports.push(solve(query, items, o, o + range));
   return { seq: msg.seq, reports };
+}
+
+// Live mode: elements are pushed when due in wall-clock time (an empty push is a heartbeat: time has
+// reached t); each window is reported as soon as time reaches its close, the rest at the end.
+let live = null;
+function report(upto) { // report the windows that closed by `upto` and started by the last element
+  const { msg, query, items } = live, { range, slide } = msg.window;
+  while (live.last !== null && live.next * slide <= live.last && live.next * slide + range <= upto) {
+    send({ seq: msg.seq, report: solve(query, items, live.next * slide, live.next * slide + range) });
+    live.next += 1;
+  }
 }
 
 for await (const line of createInterface({ input: process.stdin })) {
   if (!line.trim()) continue;
   const msg = JSON.parse(line);
   if (msg.cmd === "start") {
-    send({ protocol: 1, engine: { name: "minimal-js", version: "1", dialect: "sparql", alignment: "window",
+    send({ protocol: 1, engine: { name: "minimal-js", version: "1", dialect: "sparql", alignment: "window", live: true,
       capabilities: ["time-window", "sliding-window", "rstream", "empty-windows"],
       profile: { t0: 0, report: ["window-close"], tick: "time-driven", grain: "multiple", empty: true,
                  boundary: "[o,c)", close: ">=", end_of_stream: "flush" } } });
   } else if (msg.cmd === "run") {
     try { send(run(msg)); } catch (err) { send({ seq: msg.seq, error: String(err && err.stack || err) }); }
+  } else if (msg.cmd === "live") {
+    const query = parsePattern(msg.r2r), why = refusal(msg, query);
+    if (why) send({ seq: msg.seq, unsupported: why });
+    else { live = { msg, query, items: [], next: 0, last: null }; send({ seq: msg.seq, ready: true }); }
+  } else if (msg.cmd === "push") {
+    live.items.push(...itemsOf(msg.elements));
+    if (msg.elements.length) live.last = msg.t;
+    report(msg.t);
+  } else if (msg.cmd === "end") {
+    report(Infinity);
+    send({ seq: msg.seq, ended: true });
+    live = null;
   } else if (msg.cmd === "stop") {
     process.exit(0);
   }
