@@ -449,7 +449,9 @@ def matrix_combine(args) -> int:
     history = runs.gather(args.history) if args.history else []
     seen = {str(r.path.resolve()) for r in history}
     history += [r for r in chosen if str(r.path.resolve()) not in seen]
-    written = site.build(doc, chosen, history, Path(args.output))
+    from conformance import load as load_mod
+
+    written = site.build(doc, chosen, history, Path(args.output), load_mod.read_reports(args.loads))
     for note in notes:
         print(f"note: {note}")
     print(f"wrote {args.output}: matrix of {len(chosen)} runs × {len(ids)} cases, {written['cases']} case pages, "
@@ -573,6 +575,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--keep-latest", action="store_true", help="two runs of one engine and version: keep the latest")
     p.add_argument("--allow-incomplete", action="store_true", help="show an incomplete run (marked) instead of refusing")
     p.add_argument("--history", nargs="*", default=[], help="stored runs for the trends and diffs (e.g. runs/)")
+    p.add_argument("--loads", nargs="*", default=[],
+                   help="load reports (rspconf load: load.json, or folders holding them) to show on the case and "
+                        "engine pages")
     p.set_defaults(func=matrix_combine)
 
     args = parser.parse_args(argv)

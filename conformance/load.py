@@ -100,6 +100,7 @@ def run_once(case, adapter, info, experiment: Experiment) -> dict:
                         "precision": w.precision, "recall": w.recall, "delay_ms": _ms(d),
                         "expected_size": w.expected_size, "actual_size": w.actual_size})
     return {"verdict": verdict.verdict, "reason": reason(verdict), "feed": live.feed.summary(),
+            "timed_out": live.timed_out,
             "end_ms": _ms(live.end_seconds), "reports": len(live.reports),
             "missing_reports": sum(w["status"] == "MISSING" for w in windows),
             "extra_reports": sum(w["status"] == "EXTRA" for w in windows),
@@ -134,43 +135,41 @@ def spread(runs: list[dict]) -> list[dict]:
     return out
 
 
-def run_experiment(experiment: Experiment, adapter, cases: dict, say=print) -> dict:
-    """Every load of the experiment, ``repeat`` times each: the load report (schema ``load.schema.json``)."""
-    from conformance.harness import EngineTimeout
+def run_load(case, adapter, info, experiment: Experiment, say=print) -> dict:
+    """One load (a corpus case), ``experiment.repeat`` times: the load's part of the report.  An engine
+    without a capability the case needs, or without live mode, is UNSUPPORTED; a timeout or an error
+    ends the load there, and the report says so (``status``), never looking complete."""
     from engines.contract import Unsupported
 
-    info = adapter.info()
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    loads = []
-    for case_id in experiment.loads:
-        case = cases.get(case_id)
-        if case is None:
-            raise ExperimentError(f"experiment {experiment.name}: no case {case_id!r} in the corpus (rspconf lint "
-                                  "lists the ids)")
-        runs, status, why = [], "complete", ""
-        lacking = sorted(set(case.capabilities) - set(info.capabilities))
-        if lacking:
-            status, why = "UNSUPPORTED", f"engine lacks capability {', '.join(lacking)}"
-        for rep in range(experiment.repeat if status == "complete" else 0):
-            began = time.monotonic()
-            try:
-                run = run_once(case, adapter, info, experiment)
-            except Unsupported as exc:
-                status, why = "UNSUPPORTED", str(exc)
-                break
-            except EngineTimeout as exc:
-                status, why = "TIMEOUT", str(exc)
-                break
-            except Exception as exc:  # noqa: BLE001 - a harness or engine error, reported as such
-                status, why = "ERROR", f"{type(exc).__name__}: {exc}"
-                break
-            run["repetition"] = rep + 1
-            runs.append(run)
-            say(f"{case_id} #{rep + 1}: {run['verdict']} in {time.monotonic() - began:.1f} s; "
-                f"{describe(run)}")
-        if status != "complete":
-            say(f"{case_id}: {status}: {why}")
-        loads.append({"case": case_id, "status": status, "reason": why, "runs": runs, "spread": spread(runs) if runs else []})
+    runs, status, why = [], "complete", ""
+    lacking = sorted(set(case.capabilities) - set(info.capabilities))
+    if lacking:
+        status, why = "UNSUPPORTED", f"engine lacks capability {', '.join(lacking)}"
+    for rep in range(experiment.repeat if status == "complete" else 0):
+        began = time.monotonic()
+        try:
+            run = run_once(case, adapter, info, experiment)
+        except Unsupported as exc:
+            status, why = "UNSUPPORTED", str(exc)
+            break
+        except Exception as exc:  # noqa: BLE001 - a harness or engine error, reported as such
+            status, why = "ERROR", f"{type(exc).__name__}: {exc}"
+            break
+        run["repetition"] = rep + 1
+        runs.append(run)
+        say(f"{case.id} #{rep + 1}: {'TIMEOUT (partial)' if run['timed_out'] else run['verdict']} in "
+            f"{time.monotonic() - began:.1f} s; {describe(run)}")
+        if run["timed_out"]:  # kept: the windows reported by the deadline show how far behind it was
+            status, why = "TIMEOUT", (f"repetition {rep + 1} did not end within {experiment.timeout:g} s; its "
+                                      f"{run['reports']} reports by then are kept (timed_out)")
+            break
+    if status != "complete":
+        say(f"{case.id}: {status}: {why}")
+    return {"case": case.id, "status": status, "reason": why, "runs": runs, "spread": spread(runs) if runs else []}
+
+
+def report_doc(experiment: Experiment, info, loads: list[dict], started: str) -> dict:
+    """The load report (schema ``load.schema.json``)."""
     return {"kind": "rspconf-load", "version": 1, "started": started,
             "experiment": {"name": experiment.name, "description": experiment.description, "source": experiment.source,
                            "speed": experiment.speed, "repeat": experiment.repeat,
@@ -178,6 +177,35 @@ def run_experiment(experiment: Experiment, adapter, cases: dict, say=print) -> d
                            "timeout_s": experiment.timeout},
             "engine": {"name": info.name, "version": info.version, "profile": info.profile},
             "loads": loads}
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def run_experiment(experiment: Experiment, adapter, cases: dict, say=print) -> dict:
+    """Every load of the experiment, ``repeat`` times each: the load report."""
+    info = adapter.info()
+    started = now()
+    loads = []
+    for case_id in experiment.loads:
+        case = cases.get(case_id)
+        if case is None:
+            raise ExperimentError(f"experiment {experiment.name}: no case {case_id!r} in the corpus (rspconf lint "
+                                  "lists the ids)")
+        loads.append(run_load(case, adapter, info, experiment, say))
+    return report_doc(experiment, info, loads, started)
+
+
+def verdict_of(entry: dict) -> tuple[str, str]:
+    """One verdict for a load over its repetitions (the pytest option): FAIL if any run failed, else the
+    load's status (PASS when complete), with the reason."""
+    if entry["status"] != "complete":
+        return entry["status"], entry["reason"]
+    failed = [r for r in entry["runs"] if r["verdict"] == "FAIL"]
+    if failed:
+        return "FAIL", f"repetition {failed[0]['repetition']} of {len(entry['runs'])}: {failed[0]['reason']}"
+    return "PASS", f"{len(entry['runs'])} live run(s): {describe(entry['runs'][-1])}"
 
 
 def describe(run: dict) -> str:
@@ -197,8 +225,6 @@ def describe(run: dict) -> str:
 
 def write(report: dict, out: Path) -> list[Path]:
     """``out``/load.json and, per load, its SVG pictures; returns the files written."""
-    from conformance.site import loadplots
-
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "load.json"]
     written[0].write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -206,25 +232,49 @@ def write(report: dict, out: Path) -> list[Path]:
         if not load["runs"]:
             continue
         stem = f"{n:02d}-{load['case'].replace('/', '_')}"
-
-        def series(key):
-            return by_window(load["runs"], key)
-        pictures = {
-            "precision": loadplots.per_window(series("precision"), "precision per window", "", lo=0, hi=1,
-                                              good=lambda v: v >= 1),
-            "recall": loadplots.per_window(series("recall"), "recall per window", "", lo=0, hi=1,
-                                           good=lambda v: v >= 1),
-            "delay": loadplots.per_window(series("delay_ms"), "delay per window", "ms"),
-            "sizes": loadplots.sizes([row["expected_size"] for row in load["spread"]], series("actual_size")),
-            "cpu": loadplots.over_time([r["samples"] for r in load["runs"]], "cpu", "CPU over time", "cores"),
-            "memory": loadplots.over_time([r["samples"] for r in load["runs"]], "rss_mib", "resident memory over time",
-                                          "MiB"),
-        }
-        for name, svg in pictures.items():
+        for name, svg in pictures(load).items():
             path = out / f"{stem}.{name}.svg"
             path.write_text(svg, encoding="utf-8")
             written.append(path)
     return written
+
+
+def pictures(load: dict) -> dict[str, str]:
+    """One load's SVG pictures (the files ``write`` makes; the site shows them on the case page)."""
+    from conformance.site import loadplots
+
+    def series(key):
+        return by_window(load["runs"], key)
+    samples = [r["samples"] for r in load["runs"]]
+    return {
+        "precision": loadplots.per_window(series("precision"), "precision per window", "", lo=0, hi=1,
+                                          good=lambda v: v >= 1),
+        "recall": loadplots.per_window(series("recall"), "recall per window", "", lo=0, hi=1, good=lambda v: v >= 1),
+        "delay": loadplots.per_window(series("delay_ms"), "delay per window", "ms"),
+        "sizes": loadplots.sizes([row["expected_size"] for row in load["spread"]], series("actual_size")),
+        "cpu": loadplots.over_time(samples, "cpu", "CPU over time", "cores"),
+        "memory": loadplots.over_time(samples, "rss_mib", "resident memory over time", "MiB"),
+    }
+
+
+def read_reports(paths: list[str]) -> list[dict]:
+    """Load reports from files or folders (``load.json`` under them), each checked against its schema;
+    a file that is not one is refused with its name and the field."""
+    found: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        found += sorted(path.rglob("load.json")) if path.is_dir() else [path]
+    out = []
+    for path in found:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ExperimentError(f"{path}: not a load report ({exc})") from None
+        problems = validate(doc) if isinstance(doc, dict) else ["not a JSON object"]
+        if problems:
+            raise ExperimentError(f"{path}: not a load report: {problems[0]} (schema: {REPORT_SCHEMA.name})")
+        out.append(doc)
+    return out
 
 
 def validate(report: dict) -> list[str]:

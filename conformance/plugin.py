@@ -16,7 +16,7 @@ import pytest
 
 from conformance import adapters, datapaths, expectations, report
 from conformance.cases import CaseFileError, load_corpus, variant
-from conformance.harness import run_case
+from conformance.harness import CaseResult, run_case
 from conformance.progress import Progress
 from oracle.evaluators import EVALUATORS
 
@@ -47,6 +47,11 @@ def pytest_addoption(parser):
                          "time), threads[:N] (in process, every window of every candidate t0 on N threads, "
                          "default one per core), or spark (local[2], or spark:<master URL>): in Spark tasks, "
                          "each with Oxigraph in the Python worker (oracle/executors.py)")
+    group.addoption("--load", default=None, metavar="EXPERIMENT",
+                    help="a live load run instead of the corpus: one test per load of the experiment config "
+                         "(e.g. docs/examples/load/quick.yaml), fed in wall-clock time (docs/load.md); not with -n")
+    group.addoption("--load-out", default="load-report", metavar="DIR",
+                    help="where --load writes load.json and its SVG pictures (default load-report)")
 
 
 class Session:
@@ -64,6 +69,8 @@ class Session:
         self.released = False
         self.selected: int | None = None      # cases the run selected
         self.interrupted: str | None = None   # why it ended early, if it did
+        self.experiment = None                # --load: the experiment; its loads' results below
+        self.loads: list[dict] = []
 
     def executor(self):
         """The oracle's executor (``--oracle-executor``), made once per process so a Spark session is reused."""
@@ -155,6 +162,15 @@ def pytest_configure(config):
         datapaths.set_data_root(given)
     config._rspconf = Session(config)
     _ACTIVE.append(config._rspconf)
+    if config.getoption("load", None):
+        from conformance import load as load_mod
+
+        try:
+            config._rspconf.experiment = load_mod.read_experiment(Path(config.getoption("load")))
+        except load_mod.ExperimentError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        if getattr(config.option, "numprocesses", None):
+            raise pytest.UsageError("--load runs are timed in wall-clock time: run them without -n (one load at a time)")
     if any("conformance" in Path(str(a).split("::")[0]).parts for a in config.args):
         # the corpus is read and the engine built (cheaply: Spark starts its session on first use) before
         # collection, so a bad case file or --engine is one clean usage error (exit 4), not a collection
@@ -228,6 +244,14 @@ def pytest_generate_tests(metafunc):
     if config.getoption("--smoke"):
         cases = [c for c in cases if c.smoke]
     known = session.known()
+    if session.experiment is not None:  # --load: the experiment's loads, in its order
+        by_id = {c.id: c for c in cases}
+        unknown = [i for i in session.experiment.loads if i not in by_id]
+        if unknown:
+            raise pytest.UsageError(f"--load {config.getoption('load')}: no case {unknown[0]!r} in the corpus "
+                                    "(rspconf lint lists the ids)")
+        metafunc.parametrize("rspconf_case", [pytest.param(by_id[i], id=i) for i in session.experiment.loads])
+        return
     cases = with_variants(cases, session.engine()[0])
     params = []
     for case in cases:
@@ -268,14 +292,17 @@ def rspconf_outcome(request, rspconf_case):
     config = request.config
     session: Session = config._rspconf
     adapter, info = session.engine()
-    progress = session.progress()
-    try:
-        result = run_case(rspconf_case, adapter, info, timeout=config.getoption("case_timeout"),
-                          gracious=not config.getoption("no_gracious"), progress=progress.step if progress else None,
-                          evaluator=config.getoption("oracle_evaluator"), executor=session.executor())
-    finally:
-        if progress is not None:
-            progress.done()
+    if session.experiment is not None:
+        result = live_outcome(session, rspconf_case, adapter, info)
+    else:
+        progress = session.progress()
+        try:
+            result = run_case(rspconf_case, adapter, info, timeout=config.getoption("case_timeout"),
+                              gracious=not config.getoption("no_gracious"), progress=progress.step if progress else None,
+                              evaluator=config.getoption("oracle_evaluator"), executor=session.executor())
+        finally:
+            if progress is not None:
+                progress.done()
     data = result.to_json()
     known = expectations.lookup(session.known(), rspconf_case)
     data["expected_verdict"] = known["verdict"] if known else None
@@ -288,6 +315,24 @@ def rspconf_outcome(request, rspconf_case):
     if result.verdict in ("UNSUPPORTED", "SKIPPED"):
         pytest.skip(f"{result.verdict}: {result.reason}")
     return result
+
+
+def live_outcome(session: Session, case, adapter, info) -> CaseResult:
+    """``--load``: the case is one load of the experiment, fed live ``repeat`` times (conformance/load.py);
+    its verdict is FAIL if any repetition failed, and the load's figures go to the load report."""
+    import time
+
+    from conformance import load as load_mod
+
+    started = time.monotonic()
+    entry = load_mod.run_load(case, adapter, info, session.experiment, say=lambda line: None)
+    session.loads.append(entry)
+    verdict, why = load_mod.verdict_of(entry)
+    verdict = {"complete": "PASS"}.get(verdict, verdict)
+    # the windows, with their delays, are in the load report (--load-out), not in the run report
+    return CaseResult(case.id, info.name, verdict, why, case.level, list(case.capabilities),
+                      seconds=round(time.monotonic() - started, 3),
+                      notes=[f"#{r['repetition']}: {load_mod.describe(r)}" for r in entry["runs"]])
 
 
 _ACTIVE: list[Session] = []
@@ -348,10 +393,22 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     line = report.incomplete_line(run) if (cases or state.selected) else None
     if line:
         terminalreporter.write_line(line, red=True, bold=True)
+    if state.experiment is not None:
+        for case in cases:
+            for note in case.get("notes", []):
+                terminalreporter.write_line(f"{case['id']}: {note}")
+        terminalreporter.write_line(f"load report: {Path(config.getoption('load_out')) / 'load.json'} (and its SVG "
+                                    "pictures; docs/load.md)")
 
 
 def pytest_sessionfinish(session, exitstatus):
     config = session.config
+    state = getattr(config, "_rspconf", None)
+    if state is not None and state.experiment is not None and state.loads and not hasattr(config, "workerinput"):
+        from conformance import load as load_mod
+
+        doc = load_mod.report_doc(state.experiment, state.info, state.loads, load_mod.now())
+        load_mod.write(doc, Path(config.getoption("load_out")))
     path = config.getoption("--report", None)
     if not path or hasattr(config, "workerinput"):
         return

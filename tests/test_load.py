@@ -161,14 +161,19 @@ def test_the_cli_names_a_bad_config_field_and_an_engine_without_live_mode(tmp_pa
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\nloads: []\n")
     out = subprocess.run([sys.executable, "-m", "conformance.cli", "load", "--engine", "reference",
-                          "--experiment", str(bad)], capture_output=True, text=True, timeout=60)
+                          "--experiment", str(bad)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert out.returncode == 2 and f"{bad}: field loads:" in out.stderr and "Traceback" not in out.stderr
     good = tmp_path / "good.yaml"
     good.write_text("name: x\nloads: [edges.border]\n")
     fake = Path(__file__).resolve().parent / "fake_engine.py"
-    out = subprocess.run([sys.executable, "-m", "conformance.cli", "load", "--engine", f"cmd:{sys.executable} {fake} ok",
-                          "--experiment", str(good)], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-m", "conformance.cli", "load", "--engine", "replay:" + str(
+        Path(__file__).resolve().parent.parent / "engines/replay/csrbench-2013/csparql.yaml"),
+        "--experiment", str(good)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert out.returncode == 2 and "has no live mode" in out.stderr, out.stderr
+    # a protocol engine that does not declare live: UNSUPPORTED, said, and the exit code says not complete
+    out = subprocess.run([sys.executable, "-m", "conformance.cli", "load", "--engine", f"cmd:{sys.executable} {fake} ok",
+                          "--experiment", str(good)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert out.returncode == 1 and 'does not declare "live": true' in out.stdout, out.stdout
     # a test engine whose fault is in its batch run: refused by name, not run without its fault
     out = subprocess.run([sys.executable, "-m", "conformance.cli", "load", "--engine", "testing-out-of-order",
                           "--experiment", str(good), "--out", str(tmp_path / "r")],
@@ -215,3 +220,96 @@ def test_a_protocol_engine_without_live_mode_or_that_breaks_it_is_not_a_failure(
     (entry,) = report["loads"]
     assert entry["status"] == ("UNSUPPORTED" if mode == "ok" else "ERROR"), entry
     assert message in entry["reason"] and not entry["runs"]
+
+
+# -- the real engines live ----------------------------------------------------------------------------
+
+def test_the_spark_engine_runs_live_in_streaming_mode_and_only_there(tmp_path):
+    pytest.importorskip("pyspark")
+    from engines.spark import SparkEngine
+
+    case = burst_case(tmp_path)
+    replay = SparkEngine()
+    with pytest.raises(LiveUnsupported, match="mode=streaming"):
+        replay.live(request_for(case, replay.info(), case.load_stream()), lambda r: None)
+    engine = SparkEngine(mode="streaming")
+    run = load.run_once(case, engine, engine.info(), experiment(speed=1.0))
+    assert run["verdict"] == "PASS", run["reason"]
+    assert [w["recall"] for w in run["windows"]] == [1.0, 1.0, 1.0]
+    assert all(w["delay_ms"] >= 0 for w in run["windows"])
+    # in-process: the samples are the kit's process with its children, the JVM among them
+    assert run["samples"] and max(s["rss_mib"] for s in run["samples"]) > 100
+
+
+def test_rsp_js_runs_live_and_its_parser_still_refuses_standard_rsp_ql(tmp_path):
+    import shutil
+
+    from conformance import adapters
+    from engines.rspjs import HERE
+
+    if shutil.which("node") is None or not (HERE / "node_modules" / "rsp-js").is_dir():
+        pytest.skip("rsp-js is not installed")
+    case = burst_case(tmp_path)
+    engine = adapters.load("rsp-js")
+    try:
+        assert engine.info().extra["live"] is True
+        report = load.run_experiment(experiment(), engine, {case.id: case}, say=lambda _: None)
+    finally:
+        engine.close()
+    (entry,) = report["loads"]
+    assert entry["status"] == "ERROR" and "rsp-js parsed 0 streams" in entry["reason"]
+
+
+def test_the_pytest_option_runs_each_load_as_a_test_and_writes_the_load_report(tmp_path):
+    burst_case(tmp_path / "cases") if (tmp_path / "cases").mkdir() is None else None
+    config = tmp_path / "experiment.yaml"
+    config.write_text("name: t\nloads: [bursts.readings]\nspeed: 4\nrepeat: 2\nheartbeat: 50ms\nsample: 200ms\n")
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-m", "pytest", str(root / "conformance"), "-p", "no:cacheprovider", "-q",
+                          "--engine", "testing-dropping", "--engine-option", "capacity=3", "--cases", str(tmp_path / "cases"),
+                          "--load", str(config), "--load-out", str(tmp_path / "out")],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 1, out.stdout[-3000:]  # the dropping engine's recall loss is a FAIL
+    assert "test_case[bursts.readings]" in out.stdout and "repetition 1 of 2" in out.stdout
+    report = json.loads((tmp_path / "out" / "load.json").read_text())
+    assert load.validate(report) == [] and len(report["loads"][0]["runs"]) == 2
+    assert {w["recall"] for r in report["loads"][0]["runs"] for w in r["windows"]} == {0.75}
+    out = subprocess.run([sys.executable, "-m", "pytest", str(root / "conformance"), "-p", "no:cacheprovider", "-q",
+                          "-n", "2", "--cases", str(tmp_path / "cases"), "--load", str(config)],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 4 and "without -n" in out.stderr + out.stdout
+
+
+def test_a_run_past_its_timeout_keeps_what_arrived_and_is_never_complete(tmp_path):
+    """An engine that stalls after its first window: the load is TIMEOUT, and the run that timed out is
+    kept with the first window's report and delay, the others missing — how far behind it fell."""
+    import threading
+
+    from engines.reference.live import ReferenceLive
+
+    released = threading.Event()
+
+    class Stalling(ReferenceLive):
+        def _report(self, o, c):
+            if self.next >= 1:
+                released.wait()  # stuck until cancelled
+                return
+            super()._report(o, c)
+
+        def cancel(self):
+            released.set()
+            super().cancel()
+
+    class StallingEngine(ReferenceEngine):
+        def live(self, request, emit):
+            return Stalling(self, request, emit)
+
+    case = burst_case(tmp_path)
+    engine = StallingEngine()
+    entry = load.run_load(case, engine, engine.info(), experiment(timeout=3.0, repeat=3), say=lambda _: None)
+    assert entry["status"] == "TIMEOUT" and "did not end within 3 s" in entry["reason"]
+    (run,) = entry["runs"]  # no further repetition after a timeout
+    assert run["timed_out"] is True
+    assert [w["status"] for w in run["windows"]] == ["MATCH", "MISSING", "MISSING"]
+    assert run["windows"][0]["delay_ms"] is not None and run["windows"][1]["delay_ms"] is None
+    assert load.verdict_of(entry)[0] == "TIMEOUT"

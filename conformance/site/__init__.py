@@ -104,8 +104,27 @@ def _engine_of(run: runs_mod.Run) -> str:
     return slug(run.key)
 
 
-def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], out: Path) -> dict:
-    """Write the site under ``out``; return what was written (pages per kind)."""
+def load_sections(loads: list[dict]) -> tuple[dict, dict]:
+    """Live load runs (conformance/load.py) for the case pages (by case id) and the engine pages (by
+    engine name): each load with its engine, experiment, runs, spread and pictures."""
+    from conformance import load as load_mod
+
+    by_case: dict[str, list] = defaultdict(list)
+    by_engine: dict[str, list] = defaultdict(list)
+    for doc in loads:
+        for entry in doc["loads"]:
+            verdict, why = load_mod.verdict_of(entry)
+            item = {"doc": doc, "entry": entry, "verdict": verdict, "reason": why,
+                    "pictures": load_mod.pictures(entry) if entry["runs"] else {}}
+            by_case[entry["case"]].append(item)
+            by_engine[doc["engine"]["name"]].append(item)
+    return by_case, by_engine
+
+
+def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], out: Path,
+          loads: list[dict] | None = None) -> dict:
+    """Write the site under ``out``; return what was written (pages per kind).  ``loads``: load reports
+    (``rspconf load``) shown on the case and engine pages."""
     out = Path(out)
     env = _env()
     out.mkdir(parents=True, exist_ok=True)
@@ -119,6 +138,7 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
     families = sorted({c["family"] for c in matrix["cases"]})
     capabilities = sorted({cap for c in matrix["cases"] for cap in c["capabilities"]})
     common = {"as_of": matrix["as_of"], "root": ""}
+    loads_by_case, loads_by_engine = load_sections(loads or [])
 
     (out / "matrix.json").write_text(json.dumps(matrix, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     (out / "index.html").write_text(env.get_template("matrix.html").render(
@@ -145,7 +165,7 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
         page = env.get_template("case.html").render(
             meta=meta, case=case, summary=summary, per_run=per_run, renderings=_renderings(case, runs),
             window=window_text(case) if case is not None else "",
-            max_solutions=MAX_SOLUTIONS, **dict(common, root="../"))
+            max_solutions=MAX_SOLUTIONS, live=loads_by_case.get(meta["id"], []), **dict(common, root="../"))
         (out / case_pages[meta["id"]]).write_text(page, encoding="utf-8")
 
     # a series is what one config entry runs night after night: the report's file name (runs/<date>/<name>.json),
@@ -159,7 +179,7 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
         expectations = sorted(((i, c) for i, c in run.cases.items() if c.get("expected_verdict")), key=lambda x: x[0])
         page = env.get_template("engine.html").render(
             run=run, trend=svg.trend(points), stored=stored, expectations=expectations, case_pages=case_pages,
-            **dict(common, root="../"))
+            live=loads_by_engine.get(run.engine, []), **dict(common, root="../"))
         (out / engine_pages[run.key]).write_text(page, encoding="utf-8")
         _badge(out, run)
         _publish_report(out, run, runs)

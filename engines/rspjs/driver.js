@@ -73,13 +73,15 @@ function toJson(t) {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-async function run(msg) {
+// Set a case up in a fresh RSPEngine: streams, static data, and the capture of its evaluations (one
+// report per R2R evaluation: the bindings its stream emits, with rsp-js's own time stamps).  Returns
+// {error} when rsp-js parsed no window it can use (running on would crash inside rsp-js).
+function prepare(msg) {
   const engine = new rsp.RSPEngine(msg.query);
   const streams = engine.get_all_streams();
   if (streams.length === 0) {
-    // rsp-js found no window it can use: running on would crash inside rsp-js; say what it parsed
     const windows = engine.windows.map((w) => ({ name: w.name, width: w.width, slide: w.slide }));
-    return { seq: msg.seq, error: `rsp-js parsed ${streams.length} streams and windows ${JSON.stringify(windows)} ` +
+    return { error: `rsp-js parsed ${streams.length} streams and windows ${JSON.stringify(windows)} ` +
       "from the query (rsp-js 1.3.5 reads only 'FROM NAMED WINDOW <w> ON STREAM <s> [RANGE <ms> STEP <ms>]' lines)" };
   }
   const bad = engine.windows.filter((w) => !Number.isFinite(w.width) || !Number.isFinite(w.slide));
@@ -102,7 +104,6 @@ async function run(msg) {
     const q = term(line);
     engine.addStaticData(DataFactory.quad(q.subject, q.predicate, q.object, windowGraph));
   }
-  // one report per R2R evaluation: the bindings its stream emits, with rsp-js's own time stamps
   const evaluations = [];
   let current = null;
   const execute = engine.r2r.execute.bind(engine.r2r);
@@ -131,18 +132,45 @@ async function run(msg) {
       if (i > 200000) throw new Error("rsp-js evaluation did not finish");
     }
   };
-  for (const element of msg.elements) {
+  const feed = async (element) => {
     const stream = streamOf(element);
     for (const line of element.triples) stream.add(term(line), element.t);
     await settle();
+  };
+  // live: add as it comes and let rsp-js's evaluations run between arrivals, as an application would
+  const add = (element) => {
+    const stream = streamOf(element);
+    for (const line of element.triples) stream.add(term(line), element.t);
+  };
+  return { evaluations, feed, settle, add };
+}
+
+// rsp-js streams nothing for an evaluation without bindings (its empty relations are not reported)
+const asReport = (e) => ({
+  tau: Number.isFinite(e.to) ? e.to : null,
+  window: Number.isFinite(e.from) && Number.isFinite(e.to) ? [e.from, e.to] : null,
+  solutions: e.solutions,
+});
+
+async function run(msg) {
+  const setup = prepare(msg);
+  if (setup.error) return { seq: msg.seq, error: setup.error };
+  for (const element of msg.elements) await setup.feed(element);
+  return { seq: msg.seq, reports: setup.evaluations.filter((e) => e.solutions.length).map(asReport) };
+}
+
+// Live mode (rspconf load): elements are added as the kit pushes them, without waiting for rsp-js's
+// evaluations (they run between arrivals, as in an application); each finished evaluation with bindings
+// is sent at once.  A heartbeat (a push without elements) means nothing to rsp-js: its windows
+// close only when an element arrives.  At the end nothing is flushed (rsp-js has no end of stream).
+let live = null;
+function sendFinished(final) {
+  while (live.sent < live.setup.evaluations.length) {
+    const e = live.setup.evaluations[live.sent];
+    if (!e.done && !final) break;
+    if (e.solutions.length) send({ seq: live.seq, report: asReport(e) });
+    live.sent += 1;
   }
-  // rsp-js streams nothing for an evaluation without bindings (its empty relations are not reported)
-  const reports = evaluations.filter((e) => e.solutions.length).map((e) => ({
-    tau: Number.isFinite(e.to) ? e.to : null,
-    window: Number.isFinite(e.from) && Number.isFinite(e.to) ? [e.from, e.to] : null,
-    solutions: e.solutions,
-  }));
-  return { seq: msg.seq, reports };
 }
 
 (async () => {
@@ -150,7 +178,7 @@ async function run(msg) {
     if (!line.trim()) continue;
     const msg = JSON.parse(line);
     if (msg.cmd === "start") {
-      send({ protocol: 1, engine: { name: "rsp-js", version, dialect: "rspql", alignment: "order",
+      send({ protocol: 1, engine: { name: "rsp-js", version, dialect: "rspql", alignment: "order", live: true,
         capabilities: ["time-window", "sliding-window", "filter", "aggregates", "group-by", "optional", "union",
           "rstream", "event-graphs", "joins-across-time", "static-data", "empty-windows", "subquery", "order-by",
           "multi-window"],  // several FROM NAMED WINDOW clauses, each on its stream; no count windows, no
@@ -161,6 +189,26 @@ async function run(msg) {
     } else if (msg.cmd === "run") {
       try {
         send(await run(msg));
+      } catch (err) {
+        send({ seq: msg.seq, error: String((err && err.stack) || err) });
+      }
+    } else if (msg.cmd === "live" || msg.cmd === "push" || msg.cmd === "end") {
+      try {
+        if (msg.cmd === "live") {
+          const setup = prepare(msg);
+          if (setup.error) { send({ seq: msg.seq, error: setup.error }); continue; }
+          live = { seq: msg.seq, setup, sent: 0 };
+          send({ seq: msg.seq, ready: true });
+        } else if (msg.cmd === "push") {
+          for (const element of msg.elements) live.setup.add(element);
+          await tick();  // the event loop runs rsp-js's pending evaluations before the next line is read
+          sendFinished(false);
+        } else {
+          await live.setup.settle();
+          sendFinished(true);
+          send({ seq: msg.seq, ended: true });
+          live = null;
+        }
       } catch (err) {
         send({ seq: msg.seq, error: String((err && err.stack) || err) });
       }

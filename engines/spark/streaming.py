@@ -137,7 +137,7 @@ class WindowState:
         self.next = upto
         # purge: nothing older than the earliest open window is needed any more
         if upto < len(self.windows):
-            self.df = self.df.where(F.col("t") >= self.windows[upto][0]).localCheckpoint()
+            self.df = self.df.where(F.col("t") >= self.t0 + upto * self.window.slide).localCheckpoint()
 
     def on_batch(self, batch, batch_id) -> None:
         """One micro-batch of text lines: parse, keep what the query can match, report closed windows."""

@@ -1,0 +1,158 @@
+"""The Spark engine live (``rspconf load``, streaming mode): Structured Streaming's socket source fed
+as the kit pushes, each window reported as soon as the micro-batch that closes it has run.
+
+The kit's pushes become YABench lines sent at once over a local TCP socket that Spark's socket source
+reads (no waiting on the reader: a Spark that falls behind shows it as delay).  A heartbeat is a line
+about ``<urn:rspconf:heartbeat>`` stamped with the time reached: the engine takes the batch's time from
+it and drops the line itself, so a window closes when time passes it even if no element arrives.  The
+state is :class:`engines.spark.streaming.WindowState` with the windows growing as elements arrive (the
+windows that have started by the latest element); each batch reports the windows whose close the time
+has reached, and at the end of the stream the rest are flushed.  Same windows and answers as replay.
+"""
+
+from __future__ import annotations
+
+import queue
+import socket
+import threading
+
+from pyspark.sql import Observation
+from pyspark.sql import functions as F
+
+from engines.contract import RunRequest
+from engines.spark import Reporter, ingest
+from engines.spark.replay import NOTHING, matchable, matchable_condition, static_frame, window_instances
+from engines.spark.session import session
+from engines.spark.streaming import Cancelled, WindowState, _drive, element_lines
+
+HEARTBEAT = "<urn:rspconf:heartbeat>"
+
+
+class LiveWindowState(WindowState):
+    """:class:`WindowState` whose windows grow with the stream (the last element is not known ahead)
+    and whose reports are handed on as soon as they are made."""
+
+    def __init__(self, spark, window, algebra, t0: int, static, on_reports):
+        super().__init__(spark, window, algebra, t0, None, static)
+        self.on_reports = on_reports
+
+    def on_batch(self, batch, batch_id) -> None:
+        counted, timed = Observation(f"lines-{batch_id}"), Observation(f"top-{batch_id}")
+        parsed = (ingest.parse(batch.observe(counted, F.count(F.lit(1)).alias("n")))
+                  .select("s", "p", "o", "t")
+                  .observe(timed, F.max("t").alias("top"),
+                           F.max(F.when(F.col("s") != HEARTBEAT, F.col("t"))).alias("last")))
+        kept = parsed.where(F.col("s") != HEARTBEAT)
+        if matchable_condition(self.algebra) == NOTHING:
+            kept.write.format("noop").mode("overwrite").save()
+        else:
+            self.df = self.df.unionByName(matchable(kept, self.algebra).localCheckpoint())
+        top, last = timed.get["top"], timed.get["last"]
+        if last is not None:
+            self.last = last if self.last is None else max(self.last, last)
+            self.windows = window_instances(self.window, self.t0, self.last)
+        if top is not None:
+            self.report(sum(1 for _, c in self.windows if c <= top))
+        self.on_reports(self)
+        self.lines += counted.get["n"] or 0
+
+    def result(self):
+        outcome = super().result()
+        self.on_reports(self)
+        return outcome
+
+
+class SparkLive:
+    """One live run of the Spark engine: a socket server the kit's pushes write to, the streaming query
+    in a thread of its own, and the reports emitted window by window."""
+
+    def __init__(self, engine, request: RunRequest, emit, algebra):
+        self.emit, self.request = emit, request
+        self.spark = spark = session(engine.master)
+        self.cancelled = threading.Event()
+        self.reporter = Reporter(request.r2s)
+        self.emitted = 0
+        self.sent = 0
+        self.ended = threading.Event()
+        self.outcome: dict = {}
+        self.state = LiveWindowState(spark, request.window, algebra, engine.t0,
+                                     static_frame(spark, request.stream, algebra), self._emit_new)
+        self.server = PushServer()
+        source = (spark.readStream.format("socket").option("host", self.server.host)
+                  .option("port", self.server.port).load())
+        self.thread = threading.Thread(target=self._run, args=(source,), name="rspconf-spark-live", daemon=True)
+        self.thread.start()
+
+    def _emit_new(self, state) -> None:
+        while self.emitted < state.next:
+            o, c = state.windows[self.emitted]
+            self.emit(self.reporter.report(state.form, o, c, state.rows.pop(self.emitted, [])))
+            self.emitted += 1
+
+    def _run(self, source) -> None:
+        try:
+            self.outcome["result"] = _drive(self.state, source, {"processingTime": "0 seconds"}, self.cancelled,
+                                            done=lambda: self.ended.is_set() and self.state.lines >= self.sent)
+        except (Cancelled, Exception) as exc:  # noqa: BLE001 - raised again by end()
+            self.outcome["error"] = exc
+
+    # -- the live contract ---------------------------------------------------------------------
+    def push(self, t: int, elements: list) -> None:
+        if elements:
+            lines = [line for e in elements for line in element_lines(e)]
+        else:
+            lines = [f'{HEARTBEAT} {HEARTBEAT} {HEARTBEAT} "{t}" .\n']
+        self.sent += len(lines)
+        self.server.send("".join(lines))
+
+    def end(self) -> None:
+        self.ended.set()
+        self.thread.join()
+        self.server.close()
+        if "error" in self.outcome:
+            raise self.outcome["error"]
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+        self.ended.set()
+        self.server.close()
+
+
+class PushServer:
+    """A one-connection TCP server on 127.0.0.1 that sends what it is given as soon as the reader is
+    connected, in order, from a thread of its own (``send`` never blocks)."""
+
+    def __init__(self):
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.host, self.port = self.sock.getsockname()[:2]
+        self.queue: queue.Queue = queue.Queue()
+        self.closed = threading.Event()
+        self.thread = threading.Thread(target=self._serve, name="rspconf-spark-push", daemon=True)
+        self.thread.start()
+
+    def send(self, text: str) -> None:
+        self.queue.put(text)
+
+    def close(self) -> None:
+        self.closed.set()
+        self.queue.put(None)
+        self.sock.close()
+        self.thread.join(timeout=5)
+
+    def _serve(self) -> None:
+        self.sock.settimeout(0.5)
+        while not self.closed.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            with conn:
+                while True:
+                    text = self.queue.get()
+                    if text is None:
+                        return
+                    try:
+                        conn.sendall(text.encode("utf-8"))
+                    except OSError:
+                        return
+            return
