@@ -347,12 +347,13 @@ def load(args) -> int:
         close = getattr(adapter, "close", None)
         if close is not None:
             close()
+    written = load_mod.write(report, Path(args.out))  # first: what was measured is never lost
+    print(f"wrote {written[0]} and {len(written) - 1} pictures")
     problems = load_mod.validate(report)
     if problems:
-        print(f"error: the load report does not fit its schema: {problems[0]}", file=sys.stderr)
+        print(f"error: {written[0]} does not fit its schema (conformance/schema/load.schema.json): {problems[0]} — "
+              "a bug of the kit; please report it with the file", file=sys.stderr)
         return 2
-    written = load_mod.write(report, Path(args.out))
-    print(f"wrote {written[0]} and {len(written) - 1} pictures")
     incomplete = [x["case"] for x in report["loads"] if x["status"] != "complete"]
     if incomplete:
         print(f"not run to the end: {', '.join(incomplete)}", file=sys.stderr)

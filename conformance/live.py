@@ -30,12 +30,10 @@ import time
 from dataclasses import dataclass, field
 from itertools import groupby
 
-from engines.contract import Unsupported
+from engines.contract import LiveUnsupported
 from oracle.model import ObservedReport, WindowSpec
 
-
-class LiveUnsupported(Unsupported):
-    """The engine has no live mode, or the case is not one a live run can feed."""
+__all__ = ["Feeder", "FeedLog", "LiveRun", "LiveUnsupported", "delays", "run_live"]
 
 
 @dataclass
@@ -197,7 +195,7 @@ def run_live(adapter, request, speed: float = 1.0, heartbeat: float = 0.1, sampl
     with lock:
         reports = list(received)
     feed = box.get("feed") or feeder.log
-    if timed_out:
+    if timed_out and not feed.wall_seconds:  # stopped while feeding: the feeding so far
         feed.wall_seconds = time.monotonic() - feed.start
     samples = [{**s, "t": round(s["t"] - feed.start, 3)} for s in sampler.samples]
     return LiveRun(reports, feed, samples, box.get("end"), timed_out)

@@ -92,12 +92,14 @@ def element_message(e, line) -> dict:
     return out
 
 
+def line(triple) -> str:
+    """A triple as an N-Triples line."""
+    s, p, o = triple
+    return f"{s.n3()} {p.n3()} {o.n3()} ."
+
+
 def request_message(seq: int, request: RunRequest) -> dict:
     """The ``run`` message for one case: elements as N-Triples lines, times in ms."""
-    def line(triple) -> str:
-        s, p, o = triple
-        return f"{s.n3()} {p.n3()} {o.n3()} ."
-
     return {
         "cmd": "run", "seq": seq, "case": request.case_id, "query": request.query_text, "r2r": request.r2r,
         "stream_iri": request.stream_iri,
@@ -313,7 +315,7 @@ class CommandEngine:
 
     def live(self, request: RunRequest, emit) -> "CommandLive":
         """A live run over the protocol (docs/protocol.md, Live mode), if the engine declares ``live``."""
-        from conformance.live import LiveUnsupported
+        from engines.contract import LiveUnsupported
 
         with self._lock:
             process = self._started()
@@ -341,7 +343,7 @@ class CommandLive:
     an ``error`` ends the run with that error, raised by :meth:`end`."""
 
     def __init__(self, process: EngineProcess, seq: int, request: RunRequest, emit):
-        from conformance.live import LiveUnsupported
+        from engines.contract import LiveUnsupported
 
         self.process, self.seq, self.emit = process, seq, emit
         self.pid = process.proc.pid
@@ -402,9 +404,6 @@ class CommandLive:
         self.ended.set()
 
     def push(self, t: int, elements: list) -> None:
-        def line(triple) -> str:
-            s, p, o = triple
-            return f"{s.n3()} {p.n3()} {o.n3()} ."
         self.outbox.put({"cmd": "push", "seq": self.seq, "t": t, "elements": [element_message(e, line) for e in elements]})
 
     def end(self) -> None:

@@ -39,6 +39,10 @@ class Unsupported(Exception):
     """The engine cannot run this request (a construct, an option); the message names it."""
 
 
+class LiveUnsupported(Unsupported):
+    """The engine has no live mode, or the case is not one a live run can feed (``rspconf load``)."""
+
+
 @dataclass(frozen=True)
 class EngineInfo:
     name: str

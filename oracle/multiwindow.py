@@ -13,8 +13,15 @@ Evaluation instants are a profile choice the engines leave open in practice:
   RSP4J evaluate a query when one of its windows reports;
 - ``all-close``: only when every window closes at that instant.
 Instants run up to the close of the last window instance that has started by the last element (the
-time-driven flush of the single-window engines).  t0 is the profile's, for every window; nothing is
-enumerated yet (a fixed t0 is required).
+time-driven flush of the single-window engines).
+
+Each window has its own t0.  A fixed t0 in the profile is every window's.  With ``t0: any`` the oracle
+tries every combination of per-window t0 values, each window's over its own default range (from one
+window range before its stream's first element to one after, as for a single window; or the profile's
+``t0_range``), and the engine passes if some combination explains its whole output.  When the product of
+the ranges exceeds :data:`EXHAUSTIVE` combinations, it tries the values the engine's own report times
+imply (an instant is some window's close, so t0_w ≡ τ − ω_w mod β_w) and says the search was not
+exhaustive.
 """
 
 from __future__ import annotations
@@ -22,8 +29,11 @@ from __future__ import annotations
 from rdflib import Dataset, URIRef
 
 from oracle import r2s
-from oracle.model import MultiWindowSpec, NamedWindow, Profile, Report, Stream
+from oracle.model import MultiWindowSpec, NamedWindow, Profile, Report, Stream, WindowSpec
 from oracle.r2r import R2R, Solutions
+
+
+EXHAUSTIVE = 20_000  # per-window t0 combinations tried one by one; beyond: the combinations the reports imply
 
 
 def closings(window: NamedWindow, t0: int, last: int) -> list[int]:
@@ -35,8 +45,8 @@ def closings(window: NamedWindow, t0: int, last: int) -> list[int]:
     return out
 
 
-def instants(spec: MultiWindowSpec, t0: int, last: int) -> list[int]:
-    sets = [set(closings(w, t0, last)) for w in spec.windows]
+def instants(spec: MultiWindowSpec, t0s: dict[str, int], last: int) -> list[int]:
+    sets = [set(closings(w, t0s[w.name], last)) for w in spec.windows]
     chosen = set().union(*sets) if spec.instants == "any-close" else set.intersection(*sets)
     return sorted(chosen)
 
@@ -68,37 +78,98 @@ def dataset(stream: Stream, graphs: dict[str, list]) -> Dataset:
 
 
 def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, evaluator: str = "rdflib",
-             one_window: bool = False) -> list[Report]:
+             one_window: bool = False, t0s: dict[str, int] | None = None, r2r: R2R | None = None,
+             cache: dict | None = None) -> list[Report]:
     """The oracle's reports: at each evaluation instant, the query over the windows' instantaneous
-    graphs (cached by their contents), then R2S and empty-result notification.  ``one_window``: the
-    fault of an engine that gives every window the first window's content (for the diagnosis).  The
-    query runs on rdflib (R2R over a dataset; ``evaluator`` is taken for the common signature only)."""
-    if not isinstance(profile.t0, int):
-        raise ValueError("a multi-window case needs a fixed t0 (the oracle does not enumerate per-window t0 yet)")
+    graphs (cached by their contents), then R2S and empty-result notification.  ``t0s``: each window's t0
+    (default: the profile's for all).  ``one_window``: the fault of an engine that gives every window the
+    first window's content (for the diagnosis).  The query runs on rdflib (R2R over a dataset;
+    ``evaluator`` is taken for the common signature only)."""
+    if t0s is None:
+        if not isinstance(profile.t0, int):
+            raise ValueError("expected() needs each window's t0: a fixed profile t0 or t0s (check() enumerates)")
+        t0s = {w.name: profile.t0 for w in spec.windows}
     if not stream.elements:
         return []
     last = stream.elements[-1].t
-    cache: dict[tuple, Solutions] = {}
-    r2r = R2R(query, stream, "rdflib")
+    cache = {} if cache is None else cache
+    r2r = r2r or R2R(query, stream, "rdflib")
 
     def relation(t: int) -> Solutions:
-        graphs = {w.name: content(stream, spec.windows[0] if one_window else w, profile.t0, t, profile.boundary)
+        graphs = {w.name: content(stream, spec.windows[0] if one_window else w,
+                                  t0s[spec.windows[0].name if one_window else w.name], t, profile.boundary)
                   for w in spec.windows}
         key = tuple(tuple(graphs[w.name]) for w in spec.windows)
         if key not in cache:
             cache[key] = r2r.evaluate_graph(dataset(stream, graphs))
         return cache[key]
     return list(r2s.streamed(((t, k, t, t, (0, 0), "evaluation-instant", relation(t))
-                              for k, t in enumerate(instants(spec, profile.t0, last))), profile))
+                              for k, t in enumerate(instants(spec, t0s, last))), profile))
+
+
+def t0_candidates(stream: Stream, spec: MultiWindowSpec, profile: Profile, actual) -> tuple[list[dict], bool]:
+    """(per-window t0 combinations to try, whether they are every combination in the ranges)."""
+    from itertools import product
+
+    from oracle.t0 import default_range
+
+    ranges = {}
+    for w in spec.windows:
+        own = Stream(tuple(e for e in stream.elements if e.stream == w.stream)) if stream.elements else stream
+        lo, hi = profile.t0_range or default_range(own if own.elements else stream, WindowSpec(w.range, w.slide))
+        ranges[w.name] = (lo, hi)
+    size = 1
+    for lo, hi in ranges.values():
+        size *= hi - lo + 1
+    names = [w.name for w in spec.windows]
+    if size <= EXHAUSTIVE:
+        values = [range(lo, hi + 1) for lo, hi in (ranges[n] for n in names)]
+        return [dict(zip(names, combo)) for combo in product(*values)], True
+    times = sorted({a.tau for a in actual if a.tau is not None} | {a.window[1] for a in actual if a.window})
+    values = []
+    for w in spec.windows:
+        lo, hi = ranges[w.name]
+        implied = {lo + (tau - w.range - lo) % w.slide for tau in times} | {lo}
+        values.append(sorted(x for x in implied if x <= hi))
+    combos = [dict(zip(names, combo)) for combo in product(*values)]
+    return combos[:EXHAUSTIVE], False
+
+
+def shown(t0s: dict[str, int]) -> str:
+    return ", ".join(f"{name.rsplit('/', 1)[-1].rsplit('#', 1)[-1]}: {t0}" for name, t0 in t0s.items())
 
 
 def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, actual, how: str,
           evaluator: str = "rdflib"):
-    """The verdict (nothing is enumerated: :func:`oracle.verdict.fixed`); a FAIL whose whole output is
-    that of an engine giving every window the first window's content names that fault."""
+    """The verdict (:func:`oracle.verdict.fixed` for each per-window t0 combination: one for a fixed t0,
+    every combination for ``t0: any``); a FAIL whose whole output is that of an engine giving every
+    window the first window's content names that fault."""
     from oracle.verdict import fixed
 
+    r2r, cache = R2R(query, stream, "rdflib"), {}
+    basis = f"the windows' evaluation instants ({spec.instants})"
+    if isinstance(profile.t0, int):
+        combos, exhaustive = [{w.name: profile.t0 for w in spec.windows}], True
+    else:
+        combos, exhaustive = t0_candidates(stream, spec, profile, actual)
+    best = best_t0s = None
+    for t0s in combos:
+        verdict = fixed(expected(stream, spec, query, profile, t0s=t0s, r2r=r2r, cache=cache), actual, how, r2r.form,
+                        profile, stream, basis + (f" at t0 {shown(t0s)}" if len(combos) > 1 else ""))
+        if verdict.verdict == "PASS":
+            if len(combos) > 1:
+                verdict.notes.append(f"explained by per-window t0 {shown(t0s)}, one of {len(combos)} combinations tried")
+            return verdict
+        if best is None or verdict.best.mean_f1 > best.best.mean_f1:
+            best, best_t0s = verdict, t0s
     faults = [("one-window", f"gives every window the content of the first one ({spec.windows[0].name})",
-               lambda: expected(stream, spec, query, profile, one_window=True))] if len(spec.windows) > 1 else []
-    return fixed(expected(stream, spec, query, profile), actual, how, R2R(query, stream, "rdflib").form, profile,
-                 stream, f"the windows' evaluation instants ({spec.instants})", faults)
+               lambda: expected(stream, spec, query, profile, one_window=True, t0s=best_t0s, r2r=r2r, cache=cache))
+              ] if len(spec.windows) > 1 else []
+    verdict = fixed(expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r, cache=cache), actual, how, r2r.form,
+                    profile, stream, basis + (f" at the closest t0 {shown(best_t0s)}" if len(combos) > 1 else ""),
+                    faults)
+    if len(combos) > 1:
+        verdict.notes.append(f"no per-window t0 combination explains the output: {len(combos)} tried"
+                             + ("" if exhaustive else f" (not every combination: more than {EXHAUSTIVE}; those the "
+                                                      "engine's report times imply)"))
+    return verdict

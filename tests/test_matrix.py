@@ -259,3 +259,36 @@ def test_the_case_page_says_each_kind_of_window_in_words():
     assert site.window_text(cases["mw.two-widths-all-close"]).startswith(
         "several windows (all-close): <http://ex.org/w1> over <http://ex.org/s>: range 5 ms, slide 5 ms")
     assert site.window_text(cases["seed002.fig1"]).startswith("time window: range 10 ms, slide 10 ms")
+
+
+def test_load_reports_show_on_the_case_and_engine_pages(tmp_path):
+    """`matrix combine --loads`: a load of fam1.y by alpha shows on fam1.y's page (verdict, pictures, the
+    spread per window) and in the table of alpha's page; a file that is not a load report is refused."""
+    from conformance import load
+
+    a, b = two_engines(tmp_path)
+    windows = [{"index": i, "status": "MATCH", "open": 5000 * i, "close": 5000 * (i + 1), "precision": 1.0,
+                "recall": r, "delay_ms": d, "expected_size": 4, "actual_size": 4} for i, (r, d) in
+               enumerate([(1.0, 120.0), (0.5, 2400.0)])]
+    run = {"repetition": 1, "verdict": "FAIL", "reason": "1 mismatch of 2 reports", "timed_out": False,
+           "feed": {"groups": 10, "elements": 10, "triples": 70, "lateness_ms": {"median": 0.1, "p99": 1, "max": 2}},
+           "windows": windows, "samples": [{"t": 1.0, "cpu": 0.5, "rss_mib": 80.0}, {"t": 2.0, "cpu": 0.7, "rss_mib": 90.0}],
+           "missing_reports": 0, "extra_reports": 0, "duplicated_reports": 0, "reports": 2, "end_ms": 3.0}
+    entry = {"case": "fam1.y", "status": "complete", "reason": "", "runs": [run], "spread": load.spread([run])}
+    doc = load.report_doc(load.Experiment("nightly-load", ("fam1.y",)),
+                          type("Info", (), {"name": "alpha", "version": "1.0", "profile": {}})(), [entry], "2026-11-24")
+    assert load.validate(doc) == []
+    (tmp_path / "loads").mkdir()
+    (tmp_path / "loads" / "load.json").write_text(json.dumps(doc))
+    chosen, ids, notes = runs.align(runs.gather([a, b]))
+    site.build(runs.matrix(chosen, ids, notes), chosen, [], tmp_path / "site",
+               load.read_reports([str(tmp_path / "loads")]))
+    page = (tmp_path / "site" / "cases" / "fam1.y.html").read_text()
+    assert "Live load runs" in page and "experiment nightly-load" in page and "repetition 1 of 1" in page
+    assert page.count("<svg") >= 6 and "120.0 / 120.0 / 120.0" in page
+    engine_page = next((tmp_path / "site" / "engines").glob("alpha*.html")).read_text()
+    assert "Live load runs" in engine_page and "fam1.y.html#live" in engine_page
+    assert "Live load runs" not in (tmp_path / "site" / "cases" / "fam1.x.html").read_text()
+    (tmp_path / "bad.json").write_text(json.dumps({"kind": "rspconf-load"}))
+    with pytest.raises(load.ExperimentError, match="bad.json: not a load report"):
+        load.read_reports([str(tmp_path / "bad.json")])

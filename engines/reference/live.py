@@ -27,6 +27,7 @@ class ReferenceLive:
         self.last: int | None = None
         self.previous: list = []
         self.error: BaseException | None = None
+        self.cancelled = False
         self.thread = threading.Thread(target=self._work, name="rspconf-reference-live", daemon=True)
         self.thread.start()
 
@@ -41,6 +42,8 @@ class ReferenceLive:
             raise self.error
 
     def cancel(self) -> None:
+        """The run passed its timeout: stop at the next window, flush nothing."""
+        self.cancelled = True
         self.queue.put(_END)
 
     # -- the engine ------------------------------------------------------------------------------
@@ -53,7 +56,8 @@ class ReferenceLive:
             while True:
                 item = self.queue.get()
                 if item is _END:
-                    self._flush()
+                    if not self.cancelled:
+                        self._flush()
                     return
                 t, elements = item
                 self.held.extend(self.take(elements))
@@ -68,7 +72,7 @@ class ReferenceLive:
         return o, o + self.request.window.range
 
     def _close_until(self, t: int) -> None:
-        while True:
+        while not self.cancelled:
             o, c = self._borders(self.next)
             if not (c < t if self.engine.closed else c <= t) or self.last is None or o > self.last:
                 break

@@ -121,7 +121,7 @@ class SparkEngine:
 
     def live(self, request: RunRequest, emit):
         """A live session (conformance/live.py): streaming mode over the socket source, fed as pushed."""
-        from conformance.live import LiveUnsupported
+        from engines.contract import LiveUnsupported
 
         if self.mode != "streaming":
             raise LiveUnsupported("live runs need --engine-option mode=streaming (replay reads a recorded stream)")

@@ -13,7 +13,6 @@ has reached, and at the end of the stream the rest are flushed.  Same windows an
 from __future__ import annotations
 
 import queue
-import socket
 import threading
 
 from pyspark.sql import Observation
@@ -23,7 +22,7 @@ from engines.contract import RunRequest
 from engines.spark import Reporter, ingest
 from engines.spark.replay import NOTHING, matchable, matchable_condition, static_frame, window_instances
 from engines.spark.session import session
-from engines.spark.streaming import Cancelled, WindowState, _drive, element_lines
+from engines.spark.streaming import Cancelled, OneConnectionServer, WindowState, _drive, element_lines
 
 HEARTBEAT = "<urn:rspconf:heartbeat>"
 
@@ -118,41 +117,28 @@ class SparkLive:
         self.server.close()
 
 
-class PushServer:
-    """A one-connection TCP server on 127.0.0.1 that sends what it is given as soon as the reader is
-    connected, in order, from a thread of its own (``send`` never blocks)."""
+class PushServer(OneConnectionServer):
+    """Sends what it is given as soon as the reader is connected, in order, from a thread of its own
+    (``send`` never blocks)."""
 
     def __init__(self):
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.host, self.port = self.sock.getsockname()[:2]
+        super().__init__("rspconf-spark-push")
         self.queue: queue.Queue = queue.Queue()
-        self.closed = threading.Event()
-        self.thread = threading.Thread(target=self._serve, name="rspconf-spark-push", daemon=True)
         self.thread.start()
 
     def send(self, text: str) -> None:
         self.queue.put(text)
 
     def close(self) -> None:
-        self.closed.set()
         self.queue.put(None)
-        self.sock.close()
-        self.thread.join(timeout=5)
+        self.stop()
 
-    def _serve(self) -> None:
-        self.sock.settimeout(0.5)
-        while not self.closed.is_set():
+    def feed(self, conn) -> None:
+        while True:
+            text = self.queue.get()
+            if text is None:
+                return
             try:
-                conn, _ = self.sock.accept()
-            except (TimeoutError, OSError):
-                continue
-            with conn:
-                while True:
-                    text = self.queue.get()
-                    if text is None:
-                        return
-                    try:
-                        conn.sendall(text.encode("utf-8"))
-                    except OSError:
-                        return
-            return
+                conn.sendall(text.encode("utf-8"))
+            except OSError:
+                return

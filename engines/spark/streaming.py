@@ -233,24 +233,20 @@ def serve_socket(spark, state, chunks: Iterable[list[str]], cancel: threading.Ev
         return _drive(state, source, {"processingTime": "0 seconds"}, cancel, done=lambda: state.lines >= total)
 
 
-class LineServer:
-    """A one-connection TCP server on 127.0.0.1 that sends chunks of lines, each once ``taken()`` (how
-    many lines the reader has consumed) has caught up with what was sent, and keeps the connection open
-    until closed (Spark's socket source reads until the query stops)."""
+class OneConnectionServer:
+    """A one-connection TCP server on 127.0.0.1 for Spark's socket source: it accepts the reader, hands
+    the connection to :meth:`feed`, and closes when fed (or when stopped)."""
 
-    def __init__(self, chunks: list[list[str]], taken=None):
-        self.chunks = chunks
-        self.taken = taken
+    def __init__(self, name: str):
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.host, self.port = self.sock.getsockname()[:2]
         self.closed = threading.Event()
-        self.thread = threading.Thread(target=self._serve, name="rspconf-socket-source", daemon=True)
+        self.thread = threading.Thread(target=self._serve, name=name, daemon=True)
 
-    def __enter__(self):
-        self.thread.start()
-        return self
+    def feed(self, conn) -> None:
+        raise NotImplementedError
 
-    def __exit__(self, *exc):
+    def stop(self) -> None:
         self.closed.set()
         self.sock.close()
         self.thread.join(timeout=5)
@@ -263,18 +259,39 @@ class LineServer:
             except (TimeoutError, OSError):
                 continue
             with conn:
-                sent = 0
-                for chunk in self.chunks:
-                    while self.taken is not None and self.taken() < sent:
-                        if self.closed.wait(0.01):
-                            return
-                    try:
-                        conn.sendall("".join(chunk).encode("utf-8"))
-                    except OSError:
-                        return
-                    sent += len(chunk)
-                self.closed.wait()
+                self.feed(conn)
             return
+
+
+class LineServer(OneConnectionServer):
+    """Sends chunks of lines, each once ``taken()`` (how many lines the reader has consumed) has caught up
+    with what was sent, and keeps the connection open until closed (Spark's socket source reads until
+    the query stops)."""
+
+    def __init__(self, chunks: list[list[str]], taken=None):
+        super().__init__("rspconf-socket-source")
+        self.chunks = chunks
+        self.taken = taken
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def feed(self, conn) -> None:
+        sent = 0
+        for chunk in self.chunks:
+            while self.taken is not None and self.taken() < sent:
+                if self.closed.wait(0.01):
+                    return
+            try:
+                conn.sendall("".join(chunk).encode("utf-8"))
+            except OSError:
+                return
+            sent += len(chunk)
+        self.closed.wait()
 
 
 # -- count windows, time-annotated data, several windows: elements with their identity ----------------
