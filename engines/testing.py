@@ -175,7 +175,16 @@ class OneWindowEngine(ReferenceEngine):
 #: the faults judged on the count-window and time-annotated families (tests/test_fault_engines.py)
 COUNT_FAULTS = {CountOverrunEngine: "count"}
 VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions"}
-MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window"}
+class EveryCloseEngine(ReferenceEngine):
+    """Evaluates a content-change query at every window close, also where no window's content changed."""
+
+    name = "testing-every-close"
+
+    def on_change_only(self, request) -> bool:
+        return False
+
+
+MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", EveryCloseEngine: "every-close"}
 
 FAULTS = {
     SetDifferenceR2SEngine: "r2s-set",

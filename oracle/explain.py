@@ -58,6 +58,7 @@ FINDINGS = {
     "closed-end": "treats facts as valid at their final or expiration time",
     "keeps-old-versions": "keeps old versions of facts that a newer version replaced",
     "one-window": "gives every window the content of the first one (several windows read as one)",
+    "every-close": "evaluates whenever a window closes, also where no window's content changed",
 }
 #: seconds of diagnosis per case before it is cut short
 BUDGET = 60.0
@@ -435,7 +436,7 @@ def _expected_slide(best) -> int | None:
 
 
 #: findings about the whole output stream, not counted per window
-WHOLE_OUTPUT = ("drift", "width", "count", "closed-end", "keeps-old-versions", "one-window")
+WHOLE_OUTPUT = ("drift", "width", "count", "closed-end", "keeps-old-versions", "one-window", "every-close")
 
 
 def findings_text(findings: dict[str, int]) -> str:

@@ -143,8 +143,8 @@ class NamedWindow:
 @dataclass(frozen=True)
 class MultiWindowSpec:
     """Several named windows, each over a named stream (RSP-QL; :mod:`oracle.multiwindow`).  ``instants``:
-    when the query is evaluated — ``any-close`` (whenever some window closes) or ``all-close`` (only
-    when every window closes at once)."""
+    when the query is evaluated — ``any-close`` (whenever some window closes), ``all-close`` (only
+    when every window closes at once) or ``content-change`` (only when some window's content changes)."""
 
     windows: tuple[NamedWindow, ...]
     instants: str = "any-close"
@@ -152,8 +152,8 @@ class MultiWindowSpec:
     def __post_init__(self) -> None:
         if not self.windows:
             raise ValueError("a multi-window query needs at least one window")
-        if self.instants not in ("any-close", "all-close"):
-            raise ValueError(f"instants must be any-close or all-close, got {self.instants!r}")
+        if self.instants not in ("any-close", "all-close", "content-change"):
+            raise ValueError(f"instants must be any-close, all-close or content-change, got {self.instants!r}")
         names = [w.name for w in self.windows]
         if len(set(names)) != len(names):
             raise ValueError(f"window names must differ, got {names}")

@@ -11,7 +11,10 @@ an empty graph before its first close).
 Evaluation instants are a profile choice the engines leave open in practice:
 - ``any-close``: whenever some window closes (each window's own closing times, merged) — C-SPARQL and
   RSP4J evaluate a query when one of its windows reports;
-- ``all-close``: only when every window closes at that instant.
+- ``all-close``: only when every window closes at that instant;
+- ``content-change``: only at the closes where some window's content (the elements its latest closed
+  instance holds) differs from what it was just before — CQELS's evaluation on change, at the
+  granularity at which an instantaneous graph can change.
 Instants run up to the close of the last window instance that has started by the last element (the
 time-driven flush of the single-window engines).
 
@@ -46,13 +49,15 @@ def closings(window: NamedWindow, t0: int, last: int) -> list[int]:
 
 
 def instants(spec: MultiWindowSpec, t0s: dict[str, int], last: int) -> list[int]:
+    """The closes the evaluation instants are chosen from: every window's (any-close; content-change
+    then keeps those where a content changed, :func:`expected`), or those all windows share (all-close)."""
     sets = [set(closings(w, t0s[w.name], last)) for w in spec.windows]
-    chosen = set().union(*sets) if spec.instants == "any-close" else set.intersection(*sets)
+    chosen = set.intersection(*sets) if spec.instants == "all-close" else set().union(*sets)
     return sorted(chosen)
 
 
-def content(stream: Stream, window: NamedWindow, t0: int, t: int, boundary: str) -> list:
-    """The window's instantaneous graph at t: the triples of its latest instance closed by t."""
+def members(stream: Stream, window: NamedWindow, t0: int, t: int, boundary: str) -> list[int]:
+    """The indexes of the elements in the window's latest instance closed by t (its content at t)."""
     k = (t - t0 - window.range) // window.slide
     if k < 0:
         return []
@@ -61,7 +66,27 @@ def content(stream: Stream, window: NamedWindow, t0: int, t: int, boundary: str)
 
     def inside(x: int) -> bool:
         return (o <= x < c) if boundary == "[o,c)" else (o <= x <= c) if boundary == "[o,c]" else (o < x <= c)
-    return [triple for e in stream.elements if e.stream == window.stream and inside(e.t) for triple in e.triples]
+    return [i for i, e in enumerate(stream.elements) if e.stream == window.stream and inside(e.t)]
+
+
+def content(stream: Stream, window: NamedWindow, t0: int, t: int, boundary: str) -> list:
+    """The window's instantaneous graph at t: the triples of its latest instance closed by t."""
+    return [triple for i in members(stream, window, t0, t, boundary) for triple in stream.elements[i].triples]
+
+
+def changed(stream: Stream, spec: MultiWindowSpec, t0s: dict[str, int], times: list[int], boundary: str,
+            one_window: bool = False) -> list[int]:
+    """Of ``times``, those at which some window's content (the elements it holds) differs from what it
+    was just before: from nothing before the first.  ``one_window``: as read by the one-window fault."""
+    first = spec.windows[0]
+    out, previous = [], tuple(() for _ in spec.windows)
+    for t in times:
+        now = tuple(tuple(members(stream, first if one_window else w, t0s[first.name if one_window else w.name], t,
+                                  boundary)) for w in spec.windows)
+        if now != previous:
+            out.append(t)
+        previous = now
+    return out
 
 
 def dataset(stream: Stream, graphs: dict[str, list]) -> Dataset:
@@ -79,11 +104,12 @@ def dataset(stream: Stream, graphs: dict[str, list]) -> Dataset:
 
 def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, evaluator: str = "rdflib",
              one_window: bool = False, t0s: dict[str, int] | None = None, r2r: R2R | None = None,
-             cache: dict | None = None) -> list[Report]:
+             cache: dict | None = None, every_close: bool = False) -> list[Report]:
     """The oracle's reports: at each evaluation instant, the query over the windows' instantaneous
     graphs (cached by their contents), then R2S and empty-result notification.  ``t0s``: each window's t0
     (default: the profile's for all).  ``one_window``: the fault of an engine that gives every window the
-    first window's content (for the diagnosis).  The query runs on rdflib (R2R over a dataset;
+    first window's content; ``every_close``: of one that evaluates a content-change query at every close
+    (both for the diagnosis).  The query runs on rdflib (R2R over a dataset;
     ``evaluator`` is taken for the common signature only)."""
     if t0s is None:
         if not isinstance(profile.t0, int):
@@ -103,8 +129,11 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
         if key not in cache:
             cache[key] = r2r.evaluate_graph(dataset(stream, graphs))
         return cache[key]
+    times = instants(spec, t0s, last)
+    if spec.instants == "content-change" and not every_close:
+        times = changed(stream, spec, t0s, times, profile.boundary, one_window)
     return list(r2s.streamed(((t, k, t, t, (0, 0), "evaluation-instant", relation(t))
-                              for k, t in enumerate(instants(spec, t0s, last))), profile))
+                              for k, t in enumerate(times)), profile))
 
 
 def t0_candidates(stream: Stream, spec: MultiWindowSpec, profile: Profile, actual) -> tuple[list[dict], bool]:
@@ -165,6 +194,10 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
     faults = [("one-window", f"gives every window the content of the first one ({spec.windows[0].name})",
                lambda: expected(stream, spec, query, profile, one_window=True, t0s=best_t0s, r2r=r2r, cache=cache))
               ] if len(spec.windows) > 1 else []
+    if spec.instants == "content-change":
+        faults.append(("every-close", "evaluates whenever a window closes, also where no window's content changed",
+                       lambda: expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r, cache=cache,
+                                        every_close=True)))
     verdict = fixed(expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r, cache=cache), actual, how, r2r.form,
                     profile, stream, basis + (f" at the closest t0 {shown(best_t0s)}" if len(combos) > 1 else ""),
                     faults)

@@ -64,6 +64,21 @@ def test_reading_several_windows_as_one_fails_the_multi_window_cases_and_is_name
     assert results["mw.window-static-join"].verdict == "PASS"  # one window: nothing to confuse
 
 
+def test_evaluating_a_content_change_query_at_every_close_fails_and_is_named():
+    """The reference engine passes the content-change cases; the same engine evaluating at every close
+    reports the instants where nothing changed, and the kit says so."""
+    from engines.reference import ReferenceEngine
+    from engines.testing import EveryCloseEngine
+
+    cases = [c for c in load_corpus(ROOT / "cases") if c.family == "mw" and c.window.instants == "content-change"]
+    assert len(cases) >= 2
+    for case in cases:
+        assert run_case(case, ReferenceEngine(), ReferenceEngine().info()).verdict == "PASS", case.id
+        result = run_case(case, EveryCloseEngine(), EveryCloseEngine().info())
+        assert result.verdict == "FAIL" and result.findings == {"every-close": result.findings["every-close"]}
+        assert FINDINGS[MULTI_WINDOW_FAULTS[EveryCloseEngine]] in result.reason, result.reason
+
+
 def test_bag_set_and_set_difference_are_told_apart_where_the_data_can():
     from engines.testing import DistinctEngine, SetDifferenceR2SEngine
     case = next(c for c in SMALL if c.id == "r2s.mixed-repeats[r2s=istream]")

@@ -458,7 +458,8 @@ def test_several_windows_pass_in_replay_where_the_query_is_supported(engine):
 # of the stream would still pass: test_element_state_reports_before_the_end checks that it does not.
 STREAMED = {
     "files": ["count.sliding", "count.ties-in-time", "count.static-join", "mw.two-streams-join",
-              "mw.different-slides-all-close", "mw.srbench-background", "tad.expiration-replaces",
+              "mw.different-slides-all-close", "mw.srbench-background", "mw.content-change-two-streams",
+              "tad.expiration-replaces",
               "tad.reification-periodic"],
     "socket": ["count.sliding", "mw.optional-other-window", "tad.intervals-graphs"],
 }

@@ -154,6 +154,10 @@ class ReferenceEngine:
                 yield t, now
             previous = now
 
+    def on_change_only(self, request: RunRequest) -> bool:
+        """Whether instants where no window's content changed are skipped (the query's content-change)."""
+        return request.window.instants == "content-change"
+
     def window_t0(self, window) -> int:
         """The t0 of one of several named windows: the engine's t0 for all of them."""
         return self.t0
@@ -174,24 +178,29 @@ class ReferenceEngine:
         for w in request.window.windows:
             t0 = self.window_t0(w)
             closes.append({t0 + k * w.slide + w.range for k in range((last - t0) // w.slide + 1)})
-        times = sorted(set().union(*closes) if request.window.instants == "any-close" else set.intersection(*closes))
-        reports, previous = [], []
+        times = sorted(set.intersection(*closes) if request.window.instants == "all-close" else set().union(*closes))
+        reports, previous, held_before = [], [], None
         for t in times:
-            ds = Dataset()
-            for triple in request.stream.static:
-                ds.add(triple)
+            held = {}
             for named in request.window.windows:
                 w = self.read_as(request, named)
                 t0 = self.window_t0(named)
                 n = (t - t0 - w.range) // w.slide  # the latest instance that has closed by t
-                if n < 0:
-                    continue
                 o = t0 + n * w.slide
-                g = ds.graph(URIRef(named.name))
-                for e in elements:
-                    if e.stream == w.stream and (o <= e.t < o + w.range or (self.closed and e.t == o + w.range)):
-                        for triple in e.triples:
-                            g.add(triple)
+                held[named.name] = [] if n < 0 else [
+                    i for i, e in enumerate(elements)
+                    if e.stream == w.stream and (o <= e.t < o + w.range or (self.closed and e.t == o + w.range))]
+            if self.on_change_only(request) and held == (held_before or {name: [] for name in held}):
+                continue  # content-change: no window's elements changed since the last close
+            held_before = held
+            ds = Dataset()
+            for triple in request.stream.static:
+                ds.add(triple)
+            for name, indexes in held.items():
+                g = ds.graph(URIRef(name))
+                for i in indexes:
+                    for triple in elements[i].triples:
+                        g.add(triple)
             kind, current = self.answer(ds.query(request.r2r))
             reports.append(ObservedReport(self.r2s(request.r2s, current, previous, kind), tau=t, window=(t, t)))
             previous = current

@@ -153,10 +153,29 @@ STREAMS = StructType([StructField("f", LongType()), StructField("t", LongType())
 
 
 def multi_instants(spec, t0: int, last: int) -> list[int]:
-    """When a multi-window query is evaluated: whenever one of its windows closes (any-close), or when all
-    do at once (all-close) — for every window instance that has started by the last element."""
+    """The closes a multi-window query is evaluated at: whenever one of its windows closes (any-close and
+    content-change, which :func:`on_change` then thins out), or when all do at once (all-close) — for
+    every window instance that has started by the last element."""
     closes = [{t0 + k * w.slide + w.range for k in range((last - t0) // w.slide + 1)} for w in spec.windows]
-    return sorted(set().union(*closes) if spec.instants == "any-close" else set.intersection(*closes))
+    return sorted(set.intersection(*closes) if spec.instants == "all-close" else set().union(*closes))
+
+
+def on_change(spec, t0: int, instants: list[int], arrived: list[Arrived], default_stream: str) -> list[int]:
+    """Content-change: of the closes, those at which some window holds other elements than just before
+    (from nothing before the first).  Window bookkeeping on the registrations in the driver, like the
+    instants themselves; the content is evaluated in Spark."""
+    out, before = [], tuple(() for _ in spec.windows)
+    for t in instants:
+        now = []
+        for w in spec.windows:
+            n = (t - t0 - w.range) // w.slide
+            o = t0 + n * w.slide
+            now.append(() if n < 0 else tuple(f for f, a in enumerate(arrived)
+                                              if (a.stream or default_stream) == w.stream and o <= a.t < o + w.range))
+        if tuple(now) != before:
+            out.append(t)
+        before = tuple(now)
+    return out
 
 
 def multi(spark, quads: DataFrame, arrived: list[Arrived], spec, t0: int, default_stream: str, static, algebra,
@@ -171,6 +190,8 @@ def multi(spark, quads: DataFrame, arrived: list[Arrived], spec, t0: int, defaul
         return "SELECT", [], {}
     last = arrived[-1].t
     instants = [t for t in multi_instants(spec, t0, last) if ended or t <= last]
+    if spec.instants == "content-change":
+        instants = on_change(spec, t0, instants, arrived, default_stream)
     spans = []
     for k, t in enumerate(instants):
         if k < done:
