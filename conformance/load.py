@@ -213,13 +213,13 @@ def describe(run: dict) -> str:
     recalls = [w["recall"] for w in run["windows"] if w["recall"] is not None]
     delay = [w["delay_ms"] for w in run["windows"] if w["delay_ms"] is not None]
     cpu = [s["cpu"] for s in run["samples"]]
-    rss = [s["rss_mib"] for s in run["samples"]]
+    mib = [s["memory_mib"] for s in run["samples"]]
     parts = [f"mean recall {statistics.mean(recalls):.3f}" if recalls else "no recall",
              f"delay median {statistics.median(delay):.0f} ms, max {max(delay):.0f} ms" if delay else "no delay",
              f"{run['missing_reports']} missing, {run['duplicated_reports']} duplicated reports",
              f"feeder lateness max {run['feed']['lateness_ms']['max']:.1f} ms at {run['feed']['triples_per_second']} triples/s"]
     if cpu:
-        parts.append(f"CPU mean {statistics.mean(cpu):.2f} cores, RSS max {max(rss):.0f} MiB")
+        parts.append(f"CPU mean {statistics.mean(cpu):.2f} cores, memory (PSS) max {max(mib):.0f} MiB")
     return "; ".join(parts)
 
 
@@ -253,7 +253,7 @@ def pictures(load: dict) -> dict[str, str]:
         "delay": loadplots.per_window(series("delay_ms"), "delay per window", "ms"),
         "sizes": loadplots.sizes([row["expected_size"] for row in load["spread"]], series("actual_size")),
         "cpu": loadplots.over_time(samples, "cpu", "CPU over time", "cores"),
-        "memory": loadplots.over_time(samples, "rss_mib", "resident memory over time", "MiB"),
+        "memory": loadplots.over_time(samples, "memory_mib", "memory (PSS) over time", "MiB"),
     }
 
 

@@ -200,7 +200,7 @@ def test_a_protocol_engine_runs_live_and_is_sampled_as_its_own_process(tmp_path)
     assert run["verdict"] == "PASS", run["reason"]
     assert [w["recall"] for w in run["windows"]] == [1.0, 1.0, 1.0]
     assert all(0 <= w["delay_ms"] < 1000 for w in run["windows"])
-    assert run["samples"] and all(s["rss_mib"] > 0 for s in run["samples"])
+    assert run["samples"] and all(s["memory_mib"] > 0 for s in run["samples"])
 
 
 @pytest.mark.parametrize("mode,message", [
@@ -238,7 +238,7 @@ def test_the_spark_engine_runs_live_in_streaming_mode_and_only_there(tmp_path):
     assert [w["recall"] for w in run["windows"]] == [1.0, 1.0, 1.0]
     assert all(w["delay_ms"] >= 0 for w in run["windows"])
     # in-process: the samples are the kit's process with its children, the JVM among them
-    assert run["samples"] and max(s["rss_mib"] for s in run["samples"]) > 100
+    assert run["samples"] and max(s["memory_mib"] for s in run["samples"]) > 100
 
 
 def test_rsp_js_runs_live_and_its_parser_still_refuses_standard_rsp_ql(tmp_path):

@@ -272,7 +272,7 @@ def test_load_reports_show_on_the_case_and_engine_pages(tmp_path):
                enumerate([(1.0, 120.0), (0.5, 2400.0)])]
     run = {"repetition": 1, "verdict": "FAIL", "reason": "1 mismatch of 2 reports", "timed_out": False,
            "feed": {"groups": 10, "elements": 10, "triples": 70, "lateness_ms": {"median": 0.1, "p99": 1, "max": 2}},
-           "windows": windows, "samples": [{"t": 1.0, "cpu": 0.5, "rss_mib": 80.0}, {"t": 2.0, "cpu": 0.7, "rss_mib": 90.0}],
+           "windows": windows, "samples": [{"t": 1.0, "cpu": 0.5, "memory_mib": 80.0}, {"t": 2.0, "cpu": 0.7, "memory_mib": 90.0}],
            "missing_reports": 0, "extra_reports": 0, "duplicated_reports": 0, "reports": 2, "end_ms": 3.0}
     entry = {"case": "fam1.y", "status": "complete", "reason": "", "runs": [run], "spread": load.spread([run])}
     doc = load.report_doc(load.Experiment("nightly-load", ("fam1.y",)),

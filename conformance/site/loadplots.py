@@ -80,7 +80,7 @@ def sizes(expected: list[int | None], actual: list[list[int]], width: int = 760)
 
 
 def over_time(runs: list[list[dict]], key: str, title: str, unit: str, width: int = 760) -> str:
-    """One polyline per repetition of a sampled value (``cpu`` or ``rss_mib``) against seconds."""
+    """One polyline per repetition of a sampled value (``cpu`` or ``memory_mib``) against seconds."""
     points = [(s["t"], s[key]) for samples in runs for s in samples]
     if not points:
         return _svg(width, 30, [f'<text x="4" y="18">{escape(title)}: no sample</text>'], title)
