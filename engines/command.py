@@ -28,7 +28,7 @@ from pathlib import Path
 import jsonschema
 
 from engines import jsonl
-from engines.contract import EngineInfo, RunRequest, Unsupported
+from engines.contract import EngineInfo, LiveUnsupported, RunRequest, Unsupported
 from oracle.model import ObservedReport
 
 PROTOCOL = 1
@@ -69,7 +69,8 @@ def problems(message, kind: str) -> list[str]:
 
 
 def window_message(window) -> dict:
-    """A time window as {range, slide} (ms); a count window as {count, slide} (units)."""
+    """The request's window: {range, slide} (ms), {count, slide} (units), {validity, every} (the instants
+    of time-annotated data) or {windows, instants} (several named windows)."""
     if hasattr(window, "windows"):  # several named windows (RSP-QL)
         return {"windows": [{"name": w.name, "stream": w.stream, "range": w.range, "slide": w.slide}
                             for w in window.windows], "instants": window.instants}
@@ -80,7 +81,13 @@ def window_message(window) -> dict:
     return {"range": window.range, "slide": window.slide}
 
 
-def element_message(e, line) -> dict:
+def line(triple) -> str:
+    """A triple as an N-Triples line."""
+    s, p, o = triple
+    return f"{s.n3()} {p.n3()} {o.n3()} ."
+
+
+def element_message(e) -> dict:
     """One element; a fact of time-annotated data also says when its validity ends (``until``/``expires``)."""
     out = {"t": e.t, "triples": [line(t) for t in e.triples]}
     if e.until is not None:
@@ -92,19 +99,13 @@ def element_message(e, line) -> dict:
     return out
 
 
-def line(triple) -> str:
-    """A triple as an N-Triples line."""
-    s, p, o = triple
-    return f"{s.n3()} {p.n3()} {o.n3()} ."
-
-
 def request_message(seq: int, request: RunRequest) -> dict:
     """The ``run`` message for one case: elements as N-Triples lines, times in ms."""
     return {
         "cmd": "run", "seq": seq, "case": request.case_id, "query": request.query_text, "r2r": request.r2r,
         "stream_iri": request.stream_iri,
         "window": window_message(request.window), "r2s": request.r2s,
-        "elements": [element_message(e, line) for e in request.stream.elements],
+        "elements": [element_message(e) for e in request.stream.elements],
         "static": [line(t) for t in request.stream.static],
     }
 
@@ -315,8 +316,6 @@ class CommandEngine:
 
     def live(self, request: RunRequest, emit) -> "CommandLive":
         """A live run over the protocol (docs/protocol.md, Live mode), if the engine declares ``live``."""
-        from engines.contract import LiveUnsupported
-
         with self._lock:
             process = self._started()
             if not self._info.extra.get("live"):
@@ -343,8 +342,6 @@ class CommandLive:
     an ``error`` ends the run with that error, raised by :meth:`end`."""
 
     def __init__(self, process: EngineProcess, seq: int, request: RunRequest, emit):
-        from engines.contract import LiveUnsupported
-
         self.process, self.seq, self.emit = process, seq, emit
         self.pid = process.proc.pid
         message = request_message(seq, request)
@@ -404,7 +401,7 @@ class CommandLive:
         self.ended.set()
 
     def push(self, t: int, elements: list) -> None:
-        self.outbox.put({"cmd": "push", "seq": self.seq, "t": t, "elements": [element_message(e, line) for e in elements]})
+        self.outbox.put({"cmd": "push", "seq": self.seq, "t": t, "elements": [element_message(e) for e in elements]})
 
     def end(self) -> None:
         self.outbox.put({"cmd": "end", "seq": self.seq})

@@ -13,6 +13,7 @@ from rdflib import Literal
 from engines import r2s as engine_r2s
 from engines.contract import RunRequest
 from engines.reference import ReferenceEngine
+from engines.reference.live import ReferenceLive
 from oracle.model import ObservedReport
 
 
@@ -209,10 +210,20 @@ class LateEngine(ReferenceEngine):
         self.delay = float(delay)
 
     def live(self, request, emit):
-        from engines.reference.live import ReferenceLive
+        return LateLive(self, request, emit, self.delay)
 
-        postponed = Postponed(emit, self.delay)
-        return DelayedEmits(ReferenceLive(self, request, postponed.put), postponed)
+
+class LateLive(ReferenceLive):
+    """The reference engine's live session, each report leaving ``delay`` seconds after it is made; its
+    end waits for the postponed reports."""
+
+    def __init__(self, engine, request, emit, delay: float):
+        self.postponed = Postponed(emit, delay)
+        super().__init__(engine, request, self.postponed.put)
+
+    def end(self) -> None:
+        super().end()
+        self.postponed.drain()
 
 
 class Postponed:
@@ -247,23 +258,6 @@ class Postponed:
         self.thread.join()
 
 
-class DelayedEmits:
-    """A live session whose end waits for the postponed reports."""
-
-    def __init__(self, session, postponed: Postponed):
-        self.session, self.postponed = session, postponed
-
-    def push(self, t, elements) -> None:
-        self.session.push(t, elements)
-
-    def end(self) -> None:
-        self.session.end()
-        self.postponed.drain()
-
-    def cancel(self) -> None:
-        self.session.cancel()
-
-
 class DroppingEngine(ReferenceEngine):
     """Loses elements under load: its input buffer takes at most ``capacity`` elements per push (option,
     default 3), and drops the rest of a larger burst — so at a rate of n elements per timestamp it loses
@@ -276,8 +270,6 @@ class DroppingEngine(ReferenceEngine):
         self.capacity = int(capacity)
 
     def live(self, request, emit):
-        from engines.reference.live import ReferenceLive
-
         engine = self
 
         class Dropping(ReferenceLive):

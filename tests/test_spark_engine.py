@@ -140,7 +140,7 @@ def test_streaming_writes_one_file_per_report_interval(tmp_path):
     """Elements between two window closes share a micro-batch: with closes at 5 s and 10 s, times
     0,1,4.9 | 5,7 | 10,12 s give three files (worked out by hand), in time order."""
     from engines.contract import RunRequest
-    from engines.spark.streaming import write_ticks
+    from engines.spark.streaming import report_chunks, write_chunks
     from oracle.model import Element, Stream, WindowSpec
     from rdflib import Literal, URIRef
 
@@ -148,7 +148,7 @@ def test_streaming_writes_one_file_per_report_interval(tmp_path):
     times = [0, 1000, 4999, 5000, 7000, 10000, 12000]
     elements = [Element(t, ((URIRef(ex + f"s{t}"), URIRef(ex + "p"), Literal(t)),)) for t in times]
     request = RunRequest("x", Stream(tuple(elements)), "", "", WindowSpec(5000, 5000), "rstream", ex + "s")
-    assert write_ticks(request, tmp_path, [5000, 10000]) == 3
+    assert write_chunks(report_chunks(request, [5000, 10000]), tmp_path) == 3
     files = sorted(tmp_path.iterdir())
     stamps = [[int(line.rsplit('"', 2)[-2]) for line in f.read_text().splitlines()] for f in files]
     assert [sorted(s) for s in stamps] == [[0, 1000, 4999], [5000, 7000], [10000, 12000]]
@@ -424,20 +424,12 @@ def test_the_compiler_tracks_columns_through_union_optional_and_bind():
     assert rows(f"SELECT ?x ?w WHERE {{ ?x {q} ?z BIND(STR(?z) AS ?w) }}", "xw") == [(a, '"http://x/c"')]
 
 
-def test_count_windows_pass_in_replay(engine):
-    """Replay assigns each element's position to count windows in Spark SQL (engines/spark/s2r.py)."""
-    count_cases = [c for c in CASES.values() if c.family == "count"]
-    assert len(count_cases) >= 6
-    for case in count_cases:
-        result = run_case(case, engine, engine.info(), timeout=600)
-        assert result.verdict == "PASS", (case.id, result.reason)
-
-
-def test_time_annotated_data_passes_in_replay(engine):
-    """The instants and valid facts come from an interval join and an anti-join in Spark SQL
-    (engines/spark/s2r.py, validity_sql)."""
-    cases = [c for c in CASES.values() if c.family == "tad"]
-    assert len(cases) >= 5
+@pytest.mark.parametrize("family,at_least", [("count", 6), ("tad", 5)])
+def test_count_windows_and_time_annotated_data_pass_in_replay(engine, family, at_least):
+    """Replay assigns each element's position to count windows in Spark SQL; the instants and valid facts
+    of time-annotated data come from an interval join and an anti-join (engines/spark/s2r.py)."""
+    cases = [c for c in CASES.values() if c.family == family]
+    assert len(cases) >= at_least
     for case in cases:
         result = run_case(case, engine, engine.info(), timeout=600)
         assert result.verdict == "PASS", (case.id, result.reason)

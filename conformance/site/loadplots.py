@@ -18,6 +18,15 @@ def quartiles(values: list[float]) -> tuple[float, float, float, float, float]:
     return v[0], q1, q2, q3, v[-1]
 
 
+LEFT, TOP, HEIGHT = 56, 10, 110  # every picture's plot area: left margin, top margin, height
+
+
+def axis(width: int, top: int, h: int, high: str, low: str) -> list[str]:
+    """The baseline and the labels of the highest and lowest value (every picture here has them)."""
+    return [f'<line x1="{LEFT}" x2="{width - 10}" y1="{top + h}" y2="{top + h}" stroke="#999"/>',
+            f'<text x="4" y="{top + 8}">{escape(high)}</text>', f'<text x="4" y="{top + h}">{escape(low)}</text>']
+
+
 def per_window(series: list[list[float]], title: str, unit: str, width: int = 760, lo: float | None = None,
                hi: float | None = None, good=None) -> str:
     """``series[i]``: window i's values over the repetitions (empty: no value, drawn as a dash).  A box
@@ -28,14 +37,12 @@ def per_window(series: list[list[float]], title: str, unit: str, width: int = 76
     lo = min(values + [0.0]) if lo is None else lo
     hi = max(values) if hi is None else hi
     hi = hi if hi > lo else lo + 1
-    left, top, h = 56, 10, 110
+    left, top, h = LEFT, TOP, HEIGHT
     step = (width - left - 10) / len(series)
 
     def y(v):
         return top + h - (v - lo) * h / (hi - lo)
-    body = [f'<line x1="{left}" x2="{width - 10}" y1="{top + h}" y2="{top + h}" stroke="#999"/>',
-            f'<text x="4" y="{top + 8}">{hi:.3g} {escape(unit)}</text>',
-            f'<text x="4" y="{top + h}">{lo:.3g}</text>']
+    body = axis(width, top, h, f"{hi:.3g} {unit}", f"{lo:.3g}")
     for i, s in enumerate(series):
         cx = left + (i + 0.5) * step
         bw = max(min(step * 0.6, 24), 2)
@@ -59,11 +66,10 @@ def per_window(series: list[list[float]], title: str, unit: str, width: int = 76
 def sizes(expected: list[int | None], actual: list[list[int]], width: int = 760) -> str:
     """Result size per window: the oracle's (outlined bar) against the engine's (a dot per repetition)."""
     top_value = max([x for x in expected if x is not None] + [x for s in actual for x in s] + [1])
-    left, top, h = 56, 10, 110
+    left, top, h = LEFT, TOP, HEIGHT
     n = max(len(expected), 1)
     step = (width - left - 10) / n
-    body = [f'<line x1="{left}" x2="{width - 10}" y1="{top + h}" y2="{top + h}" stroke="#999"/>',
-            f'<text x="4" y="{top + 8}">{top_value}</text><text x="4" y="{top + h}">0</text>']
+    body = axis(width, top, h, str(top_value), "0")
     for i, e in enumerate(expected):
         x0 = left + i * step + step * 0.2
         bw = step * 0.6
@@ -86,12 +92,11 @@ def over_time(runs: list[list[dict]], key: str, title: str, unit: str, width: in
         return _svg(width, 30, [f'<text x="4" y="18">{escape(title)}: no sample</text>'], title)
     t_hi = max(t for t, _ in points) or 1
     v_hi = max(v for _, v in points) or 1
-    left, top, h = 56, 10, 110
+    left, top, h = LEFT, TOP, HEIGHT
 
     def xy(t, v):
         return f"{left + t * (width - left - 10) / t_hi:.1f},{top + h - v * h / v_hi:.1f}"
-    body = [f'<line x1="{left}" x2="{width - 10}" y1="{top + h}" y2="{top + h}" stroke="#999"/>',
-            f'<text x="4" y="{top + 8}">{v_hi:.3g} {escape(unit)}</text><text x="4" y="{top + h}">0</text>']
+    body = axis(width, top, h, f"{v_hi:.3g} {unit}", "0")
     for samples in runs:
         if samples:
             body.append(f'<polyline fill="none" stroke="{ENGINE}" stroke-opacity="0.7" '

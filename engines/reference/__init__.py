@@ -19,7 +19,7 @@ from pathlib import Path
 from rdflib import Dataset, Graph, URIRef
 
 from engines import r2s
-from engines.contract import EngineInfo, RunRequest
+from engines.contract import EngineInfo, LiveUnsupported, RunRequest
 from oracle.model import CountWindowSpec, MultiWindowSpec, ObservedReport, ValiditySpec
 
 CAPABILITIES = frozenset({
@@ -69,7 +69,7 @@ class ReferenceEngine:
         while self.t0 + k * request.window.slide <= last:
             o = self.t0 + k * request.window.slide
             c = o + request.window.range
-            yield o, c, [e for e in elements if o <= e.t < c or (self.closed and e.t == c)]
+            yield o, c, [e for e in elements if self.inside(o, c, e.t)]
             k += 1
 
     def count_windows(self, request: RunRequest):
@@ -82,6 +82,17 @@ class ReferenceEngine:
             inside = elements[k * step:k * step + size]
             yield inside[0].t, inside[-1].t, inside
             k += 1
+
+    def inside(self, o: int, c: int, t: int) -> bool:
+        """Whether time t falls in the time window [o, c) (or [o, c] with closed windows)."""
+        return o <= t < c or (self.closed and t == c)
+
+    def report_window(self, request: RunRequest, o: int, c: int, inside: list, previous):
+        """(report, its relation) of one time or count window: its content evaluated, R2S against the
+        previous window's relation, stamped with the window and its report time (batch and live runs)."""
+        kind, current = self.evaluate(request, self.content(request, o, c, inside))
+        tau = c + 1 if self.closed and not isinstance(request.window, CountWindowSpec) else c
+        return ObservedReport(self.r2s(request.r2s, current, previous, kind), tau=tau, window=(o, c)), current
 
     def content(self, request: RunRequest, o: int, c: int, inside: list) -> list:
         return inside
@@ -188,8 +199,7 @@ class ReferenceEngine:
                 n = (t - t0 - w.range) // w.slide  # the latest instance that has closed by t
                 o = t0 + n * w.slide
                 held[named.name] = [] if n < 0 else [
-                    i for i, e in enumerate(elements)
-                    if e.stream == w.stream and (o <= e.t < o + w.range or (self.closed and e.t == o + w.range))]
+                    i for i, e in enumerate(elements) if e.stream == w.stream and self.inside(o, o + w.range, e.t)]
             if self.on_change_only(request) and held == (held_before or {name: [] for name in held}):
                 continue  # content-change: no window's elements changed since the last close
             held_before = held
@@ -210,12 +220,10 @@ class ReferenceEngine:
         """A live session (conformance/live.py): time windows over one stream, reported as they close.
         A test engine whose fault is in its batch ``run`` has no live mode (the live session would not
         have the fault, and would pass for it)."""
-        from engines.contract import LiveUnsupported
         from engines.reference.live import ReferenceLive
 
         if type(self).run is not ReferenceEngine.run:
             raise LiveUnsupported(f"{self.name}'s behaviour is in its batch run: it has no live mode")
-
         return ReferenceLive(self, request, emit)
 
     def run(self, request: RunRequest) -> list[ObservedReport]:
@@ -231,9 +239,6 @@ class ReferenceEngine:
         reports = []
         previous: list = []
         for o, c, inside in self.windows(request):
-            kind, current = self.evaluate(request, self.content(request, o, c, inside))
-            out = self.r2s(request.r2s, current, previous, kind)
-            previous = current
-            counted = isinstance(request.window, CountWindowSpec)
-            reports.append(ObservedReport(out, tau=c + 1 if self.closed and not counted else c, window=(o, c)))
+            report, previous = self.report_window(request, o, c, inside, previous)
+            reports.append(report)
         return reports

@@ -13,7 +13,6 @@ import queue
 import threading
 
 from engines.contract import RunRequest
-from oracle.model import ObservedReport
 
 _END = object()
 
@@ -85,10 +84,7 @@ class ReferenceLive:
             self._report(*self._borders(self.next))
 
     def _report(self, o: int, c: int) -> None:
-        engine, request = self.engine, self.request
-        inside = [e for e in self.held if o <= e.t < c or (engine.closed and e.t == c)]
-        kind, current = engine.evaluate(request, engine.content(request, o, c, inside))
-        out = engine.r2s(request.r2s, current, self.previous, kind)
-        self.previous = current
-        self.emit(ObservedReport(out, tau=c + 1 if engine.closed else c, window=(o, c)))
+        inside = [e for e in self.held if self.engine.inside(o, c, e.t)]
+        report, self.previous = self.engine.report_window(self.request, o, c, inside, self.previous)
+        self.emit(report)
         self.next += 1

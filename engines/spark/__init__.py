@@ -29,7 +29,7 @@ from rdflib.plugins.sparql import prepareQuery
 from rdflib.util import from_n3
 
 from engines import r2s
-from engines.contract import EngineInfo, RunRequest
+from engines.contract import EngineInfo, LiveUnsupported, RunRequest
 from oracle.model import ObservedReport
 
 CAPABILITIES = frozenset({
@@ -121,8 +121,6 @@ class SparkEngine:
 
     def live(self, request: RunRequest, emit):
         """A live session (conformance/live.py): streaming mode over the socket source, fed as pushed."""
-        from engines.contract import LiveUnsupported
-
         if self.mode != "streaming":
             raise LiveUnsupported("live runs need --engine-option mode=streaming (replay reads a recorded stream)")
         from engines.spark.live import SparkLive

@@ -15,12 +15,11 @@ from __future__ import annotations
 import queue
 import threading
 
-from pyspark.sql import Observation
 from pyspark.sql import functions as F
 
 from engines.contract import RunRequest
-from engines.spark import Reporter, ingest
-from engines.spark.replay import NOTHING, matchable, matchable_condition, static_frame, window_instances
+from engines.spark import Reporter
+from engines.spark.replay import static_frame, window_instances
 from engines.spark.session import session
 from engines.spark.streaming import Cancelled, OneConnectionServer, WindowState, _drive, element_lines
 
@@ -35,25 +34,20 @@ class LiveWindowState(WindowState):
         super().__init__(spark, window, algebra, t0, None, static)
         self.on_reports = on_reports
 
-    def on_batch(self, batch, batch_id) -> None:
-        counted, timed = Observation(f"lines-{batch_id}"), Observation(f"top-{batch_id}")
-        parsed = (ingest.parse(batch.observe(counted, F.count(F.lit(1)).alias("n")))
-                  .select("s", "p", "o", "t")
-                  .observe(timed, F.max("t").alias("top"),
-                           F.max(F.when(F.col("s") != HEARTBEAT, F.col("t"))).alias("last")))
-        kept = parsed.where(F.col("s") != HEARTBEAT)
-        if matchable_condition(self.algebra) == NOTHING:
-            kept.write.format("noop").mode("overwrite").save()
-        else:
-            self.df = self.df.unionByName(matchable(kept, self.algebra).localCheckpoint())
-        top, last = timed.get["top"], timed.get["last"]
+    def observed(self) -> list:
+        """The batch's time (heartbeats included) and its latest element's (they start windows)."""
+        return super().observed() + [F.max(F.when(F.col("s") != HEARTBEAT, F.col("t"))).alias("last")]
+
+    def kept(self, parsed):
+        return parsed.where(F.col("s") != HEARTBEAT)
+
+    def advance(self, observed: dict) -> None:
+        last = observed["last"]
         if last is not None:
             self.last = last if self.last is None else max(self.last, last)
             self.windows = window_instances(self.window, self.t0, self.last)
-        if top is not None:
-            self.report(sum(1 for _, c in self.windows if c <= top))
+        super().advance(observed)
         self.on_reports(self)
-        self.lines += counted.get["n"] or 0
 
     def result(self):
         outcome = super().result()

@@ -69,11 +69,6 @@ def element_lines(element) -> list[str]:
     return [f'{s.n3()} {p.n3()} {o.n3()} "{element.t}" .\n' for s, p, o in element.triples]
 
 
-def write_ticks(request: RunRequest, folder: Path, closes: list[int]) -> int:
-    """One file per report interval, in order, with increasing modification times; returns the count."""
-    return write_chunks(report_chunks(request, closes), folder)
-
-
 def write_chunks(chunks: Iterable[list[str]], folder: Path) -> int:
     """One file per chunk, in order, with increasing modification times; returns the count."""
     base = time.time() - 10_000
@@ -107,11 +102,8 @@ def stream(request: RunRequest, algebra, t0: int, master: str, cancel: threading
         state = ElementState(spark, request, algebra, t0, static)
         return run_source(spark, state, element_chunks(request, t0), source, cancel)
     closes = [c for _, c in window_instances(request.window, t0, last)]
-    if source == "socket":
-        return run_socket(spark, report_chunks(request, closes), request.window, algebra, t0, last, static, cancel)
-    with tempfile.TemporaryDirectory(prefix="rspconf-ticks-") as folder:
-        write_ticks(request, Path(folder), closes)
-        return run_folder(spark, folder, request.window, algebra, t0, last, static, cancel)
+    state = WindowState(spark, request.window, algebra, t0, last, static)
+    return run_source(spark, state, report_chunks(request, closes), source, cancel)
 
 
 class WindowState:
@@ -143,20 +135,33 @@ class WindowState:
         """One micro-batch of text lines: parse, keep what the query can match, report closed windows."""
         counted, timed = Observation(f"lines-{batch_id}"), Observation(f"top-{batch_id}")
         parsed = (ingest.parse(batch.observe(counted, F.count(F.lit(1)).alias("n")))
-                  .select("s", "p", "o", "t").observe(timed, F.max("t").alias("top")))
+                  .select("s", "p", "o", "t").observe(timed, *self.observed()))
+        kept = self.kept(parsed)
         if matchable_condition(self.algebra) == NOTHING:
             # no triple pattern, so no triple to keep: a job that keeps none would not read the batch at
             # all (the optimizer prunes the scan, and the observations with it), so read it to no sink
-            parsed.write.format("noop").mode("overwrite").save()
+            kept.write.format("noop").mode("overwrite").save()
         else:
             # one job: parse, count the lines, observe the batch's time, keep the triples the query can match
-            self.df = self.df.unionByName(matchable(parsed, self.algebra).localCheckpoint())
-        top = timed.get["top"]
-        if top is not None:
-            self.report(sum(1 for _, c in self.windows if c <= top))
+            self.df = self.df.unionByName(matchable(kept, self.algebra).localCheckpoint())
+        self.advance(timed.get)
         # last: the socket source's run ends once every line is counted, so count them when they are held
         # and reported (counted earlier, the run could stop this batch half-way and flush beside it)
         self.lines += counted.get["n"] or 0
+
+    def observed(self) -> list:
+        """What each batch observes on its way: its latest time."""
+        return [F.max("t").alias("top")]
+
+    def kept(self, parsed):
+        """The parsed triples that are stream data (all of them here)."""
+        return parsed
+
+    def advance(self, observed: dict) -> None:
+        """After a batch: report every window the batch's time has closed."""
+        top = observed["top"]
+        if top is not None:
+            self.report(sum(1 for _, c in self.windows if c <= top))
 
     def result(self):
         self.report(len(self.windows))  # end of stream: flush every started window
@@ -187,42 +192,37 @@ def _drive(state: WindowState, lines, trigger: dict, cancel: threading.Event | N
 
 
 def run_source(spark, state, chunks: Iterable[list[str]], source: str, cancel: threading.Event | None):
-    """Feed ``chunks`` of lines to ``state`` through the file source (one file per chunk) or the socket
-    source."""
+    """Feed ``chunks`` of lines to ``state`` (:class:`WindowState` or :class:`ElementState`) through the
+    file source (one file per chunk) or the socket source."""
     if source == "socket":
-        return serve_socket(spark, state, chunks, cancel)
+        return run_socket(spark, state, chunks, cancel)
     with tempfile.TemporaryDirectory(prefix="rspconf-ticks-") as folder:
         write_chunks(chunks, Path(folder))
-        lines = (spark.readStream.format("text").option("maxFilesPerTrigger", 1)
-                 .option("latestFirst", "false").load(folder))
-        return _drive(state, lines, {"availableNow": True}, cancel)
+        return drive_folder(spark, state, folder, cancel)
 
 
-def run_folder(spark, folder: str, window, algebra, t0: int, last: int | None, static=None,
-               cancel: threading.Event | None = None):
-    """Stream the YABench-lines files of ``folder`` (in name order, one micro-batch each) through the
-    engine; ``last`` is the stream's last timestamp (it decides which trailing windows are flushed)."""
-    state = WindowState(spark, window, algebra, t0, last, static)
+def drive_folder(spark, state, folder: str, cancel: threading.Event | None = None):
+    """Stream the files of ``folder`` (in name order, one micro-batch each) into ``state``."""
     lines = (spark.readStream.format("text").option("maxFilesPerTrigger", 1)
              .option("latestFirst", "false").load(folder))
     return _drive(state, lines, {"availableNow": True}, cancel)
 
 
-def run_socket(spark, chunks: Iterable[list[str]], window, algebra, t0: int, last: int | None, static=None,
+def run_folder(spark, folder: str, window, algebra, t0: int, last: int | None, static=None,
                cancel: threading.Event | None = None):
-    """Stream ``chunks`` of YABench lines (in time order) through Spark's socket source: a local TCP
+    """Stream the YABench-lines files of ``folder`` through the engine; ``last`` is the stream's last
+    timestamp (it decides which trailing windows are flushed)."""
+    return drive_folder(spark, WindowState(spark, window, algebra, t0, last, static), folder, cancel)
+
+
+def run_socket(spark, state, chunks: Iterable[list[str]], cancel: threading.Event | None):
+    """Stream ``chunks`` of lines (in time order) into ``state`` through Spark's socket source: a local TCP
     server thread sends a chunk once the engine has taken in every line before it, so a micro-batch
     holds about one chunk (chunks are cut to at most ``SOCKET_CHUNK`` lines: with 350,000 lines in one
     batch the stream thread died of a StackOverflowError inside Spark and the run hung).  Spark still
     cuts batches wherever the lines happen to have arrived; the answers do not depend on it (a window
     is reported once an element at or after its close has been seen, and the stream is in time order).
     The socket source has no end of stream, so the run ends when every line has been seen."""
-    return serve_socket(spark, WindowState(spark, window, algebra, t0, last, static), chunks, cancel)
-
-
-def serve_socket(spark, state, chunks: Iterable[list[str]], cancel: threading.Event | None):
-    """Serve ``chunks`` over a local socket to ``state`` (:class:`WindowState` or :class:`ElementState`),
-    until it has taken every line."""
     chunks = [chunk[i:i + SOCKET_CHUNK] for chunk in chunks for i in range(0, len(chunk), SOCKET_CHUNK)]
     total = sum(len(chunk) for chunk in chunks)
     if not total:
