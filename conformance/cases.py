@@ -184,10 +184,9 @@ def _one(data: dict, index: int, params: dict, path: Path) -> Case:
     try:
         spec = query.get("window", {})
         if "windows" in query:
-            window = MultiWindowSpec(tuple(NamedWindow(name, w["stream"], parse_duration(w["range"]),
-                                                       parse_duration(w["slide"]))
-                                           for name, w in query["windows"].items()),
-                                     query.get("instants", "any-close"))
+            window = MultiWindowSpec.from_instants(
+                tuple(named_window(name, w["stream"], w) for name, w in query["windows"].items()),
+                query.get("instants", "any-close"))
         elif "count" in spec:
             window = CountWindowSpec(int(spec["count"]), int(spec["slide"]))
         elif "validity" in spec:
@@ -195,7 +194,7 @@ def _one(data: dict, index: int, params: dict, path: Path) -> Case:
         else:
             window = WindowSpec(parse_duration(spec["range"]), parse_duration(spec["slide"]))
     except ValueError as exc:
-        raise CaseFileError(f"{where}: query.window: {exc}") from exc
+        raise CaseFileError(f"{where}: query.{'windows' if 'windows' in query else 'window'}: {exc}") from exc
     suffix = "[" + ",".join(f"{n}={_show(params[n])}" for n in params) + "]" if params else ""
     r2r = _prefix_block(prefixes) + query["r2r"]
     problem = query_problem(r2r)
@@ -261,14 +260,26 @@ def variant(case: Case, params: dict | None = None, window: dict | None = None, 
     return case if out.id == case.id else replace(out, variant_of=case.id)
 
 
+def named_window(name: str, stream: str, w: dict) -> NamedWindow:
+    """One named window as a case or a manifest writes it: ``{range, slide}`` (durations) or ``{count,
+    slide}`` (units of its stream)."""
+    if "count" in w:
+        return NamedWindow(name, stream, None, int(w["slide"]), int(w["count"]))
+    return NamedWindow(name, stream, parse_duration(w["range"]), parse_duration(w["slide"]))
+
+
 def window_label(window: dict) -> str:
     """A recorded window in a variant's id: ``window=5ms/5ms``, ``count=2/2`` or, per named window (by
     the last segment of its IRI), ``wt=20ms/10ms``."""
     if "count" in window:
         return f"count={window['count']}/{window['slide']}"
     if "windows" in window:
-        named = [f"{re.split(r'[/#]', name)[-1]}={_show(w)}" for name, w in window["windows"].items()]
-        return ",".join(named + ([f"instants={window['instants']}"] if "instants" in window else []))
+        named = [f"{re.split(r'[/#]', name)[-1]}=" + (f"count{w['count']}/{w['slide']}" if "count" in w else _show(w))
+                 for name, w in window["windows"].items()]
+        instants = window.get("instants")
+        if isinstance(instants, dict):
+            instants = "closes-of-" + re.split(r"[/#]", instants["closes-of"])[-1]
+        return ",".join(named + ([f"instants={instants}"] if instants else []))
     return f"window={_show(window)}"
 
 
@@ -284,10 +295,9 @@ def recorded_window(case: Case, window: dict):
         if stranger:
             raise CaseFileError(f"{case.id} has no window named {', '.join(stranger)}; its windows are "
                                 f"{', '.join(sorted(own)) or 'none (it has one unnamed window)'}")
-        given = {name: NamedWindow(name, own[name].stream, parse_duration(w["range"]), parse_duration(w["slide"]))
-                 for name, w in window["windows"].items()}
-        return MultiWindowSpec(tuple(given.get(name, w) for name, w in own.items()),
-                               window.get("instants", case.window.instants))
+        given = {name: named_window(name, own[name].stream, w) for name, w in window["windows"].items()}
+        return MultiWindowSpec.from_instants(tuple(given.get(name, w) for name, w in own.items()),
+                                             window.get("instants", case.window.instants_message()))
     return WindowSpec(parse_duration(window["range"]), parse_duration(window["slide"]))
 
 

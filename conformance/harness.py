@@ -148,7 +148,7 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
     fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
     semantics = fixed_semantics(case.window)
     if semantics is not None:  # the instants are fixed: nothing enumerated (oracle/validity.py, oracle/multiwindow.py)
-        variant = next(profiles.space(info.profile, fixed, case.vary).variants())
+        variant = next(profiles.space(info.profile, fixed, case.vary, window=case.window).variants())
         return semantics.check(stream, case.window, case.r2r, variant, reports, info.alignment, evaluator)
     if isinstance(case.window, CountWindowSpec):  # a count window is judged by triple, whatever it counts (oracle/counting.py)
         stream = by_triple(stream)

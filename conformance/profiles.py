@@ -11,9 +11,9 @@ from dataclasses import fields
 from typing import Any
 
 from conformance.durations import parse_duration
-from oracle.model import CountWindowSpec, Profile, ProfileSpace
+from oracle.model import CountWindowSpec, MultiWindowSpec, Profile, ProfileSpace
 
-NAMES = [f.name for f in fields(Profile)] + ["count_t0"]
+NAMES = [f.name for f in fields(Profile)]
 
 
 def _values(name: str, value: Any) -> tuple:
@@ -71,7 +71,10 @@ def space(declared: dict, fixed: dict | None = None, vary: dict | None = None, w
         merged.pop("t0_range", None)
         merged["t0"] = merged.pop("count_t0", "any")
         return ProfileSpace.from_choices({name: _values(name, value) for name, value in merged.items()})
-    merged.pop("count_t0", None)
+    if isinstance(window, MultiWindowSpec) and any(w.count is not None for w in window.windows):
+        merged["count_t0"] = merged.get("count_t0", "any")  # the count windows' own t0 (oracle/multiwindow.py)
+    else:
+        merged.pop("count_t0", None)
     own = _resolve(declared.get("t0"), window, stream)
     merged["t0"] = _resolve(merged.get("t0", "any"), window, stream)
     # a declared t0 widens the range only if some window can hold data: a t0 after the last element

@@ -185,7 +185,30 @@ class EveryCloseEngine(ReferenceEngine):
         return False
 
 
-MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", EveryCloseEngine: "every-close"}
+class AnyCloseEngine(ReferenceEngine):
+    """Evaluates a query whose instants are one designated window's closes whenever any window closes."""
+
+    name = "testing-any-close"
+
+    def evaluation_times(self, request, closes):
+        if request.window.instants == "closes-of":
+            return sorted(set().union(*closes.values()))
+        return super().evaluation_times(request, closes)
+
+
+class SharedCountEngine(ReferenceEngine):
+    """Count windows among several windows count every stream's elements in one sequence (the position in
+    the whole arrival order), then keep their own stream's: a count window over a stream holds fewer
+    than N of its elements and closes when another stream's element arrives."""
+
+    name = "testing-shared-count"
+
+    def counted(self, request, window):
+        return list(range(len(request.stream.elements)))
+
+
+MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", EveryCloseEngine: "every-close", AnyCloseEngine: "any-close",
+                       SharedCountEngine: "shared-count"}
 
 FAULTS = {
     SetDifferenceR2SEngine: "r2s-set",

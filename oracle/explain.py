@@ -59,6 +59,8 @@ FINDINGS = {
     "keeps-old-versions": "keeps old versions of facts that a newer version replaced",
     "one-window": "gives every window the content of the first one (several windows read as one)",
     "every-close": "evaluates whenever a window closes, also where no window's content changed",
+    "any-close": "evaluates whenever any window closes, not only when the designated window does",
+    "shared-count": "counts the elements of every stream in one sequence, not each count window's own stream's",
 }
 #: seconds of diagnosis per case before it is cut short
 BUDGET = 60.0
@@ -436,7 +438,8 @@ def _expected_slide(best) -> int | None:
 
 
 #: findings about the whole output stream, not counted per window
-WHOLE_OUTPUT = ("drift", "width", "count", "closed-end", "keeps-old-versions", "one-window", "every-close")
+WHOLE_OUTPUT = ("drift", "width", "count", "closed-end", "keeps-old-versions", "one-window", "every-close",
+                "shared-count", "any-close")
 
 
 def findings_text(findings: dict[str, int]) -> str:

@@ -125,38 +125,70 @@ class CountWindowSpec:
             raise ValueError(f"window count and slide must be positive, got {self.count}/{self.slide}")
 
 
+#: when a query over several windows is evaluated (:class:`MultiWindowSpec`)
+INSTANTS = ("any-close", "all-close", "content-change", "closes-of")
+
+
 @dataclass(frozen=True)
 class NamedWindow:
     """One window of an RSP-QL dataset: its name (the graph the query reads it as), the stream it is
-    over, and its range and slide (ms)."""
+    over, and its range and slide (ms) — or, for a count window, its ``count`` and slide in units of its
+    own stream (``range`` None; :mod:`oracle.multiwindow` says what a unit is and when it closes)."""
 
     name: str
     stream: str
-    range: int
+    range: int | None
     slide: int
+    count: int | None = None
 
     def __post_init__(self) -> None:
-        if self.range <= 0 or self.slide <= 0:
-            raise ValueError(f"window {self.name}: range and slide must be positive, got {self.range}/{self.slide}")
+        if (self.range is None) == (self.count is None):
+            raise ValueError(f"window {self.name}: give either a range (time) or a count, not "
+                             f"{'both' if self.count is not None else 'neither'}")
+        width = self.range if self.count is None else self.count
+        if width <= 0 or self.slide <= 0:
+            what = "range" if self.count is None else "count"
+            raise ValueError(f"window {self.name}: {what} and slide must be positive, got {width}/{self.slide}")
 
 
 @dataclass(frozen=True)
 class MultiWindowSpec:
     """Several named windows, each over a named stream (RSP-QL; :mod:`oracle.multiwindow`).  ``instants``:
     when the query is evaluated — ``any-close`` (whenever some window closes), ``all-close`` (only
-    when every window closes at once) or ``content-change`` (only when some window's content changes)."""
+    when every window closes at once), ``content-change`` (only when some window's content changes) or
+    ``closes-of`` (whenever the window named ``driver`` closes)."""
 
     windows: tuple[NamedWindow, ...]
     instants: str = "any-close"
+    driver: str | None = None
 
     def __post_init__(self) -> None:
         if not self.windows:
             raise ValueError("a multi-window query needs at least one window")
-        if self.instants not in ("any-close", "all-close", "content-change"):
-            raise ValueError(f"instants must be any-close, all-close or content-change, got {self.instants!r}")
+        if self.instants not in INSTANTS:
+            raise ValueError(f"instants must be one of {', '.join(INSTANTS)}, got {self.instants!r}")
         names = [w.name for w in self.windows]
         if len(set(names)) != len(names):
             raise ValueError(f"window names must differ, got {names}")
+        if (self.instants == "closes-of") != (self.driver is not None):
+            raise ValueError("instants closes-of needs the window whose closes drive the evaluation (driver), "
+                             "and only it does")
+        if self.driver is not None and self.driver not in names:
+            raise ValueError(f"instants closes-of {self.driver}: no window of that name; the windows are "
+                             f"{', '.join(names)}")
+
+    @classmethod
+    def from_instants(cls, windows: tuple[NamedWindow, ...], instants) -> "MultiWindowSpec":
+        """From ``instants`` as a case, a manifest or a request writes it: a name, or ``{closes-of: IRI}``."""
+        if isinstance(instants, dict):
+            if set(instants) != {"closes-of"}:
+                raise ValueError(f"instants {instants}: the one object form is {{closes-of: <window IRI>}}")
+            return cls(windows, "closes-of", instants["closes-of"])
+        return cls(windows, instants)
+
+    def instants_message(self):
+        """``instants`` as a case, a manifest or a request writes it (the inverse of :meth:`from_instants`)."""
+        return {"closes-of": self.driver} if self.instants == "closes-of" else self.instants
 
 
 @dataclass(frozen=True)
@@ -181,6 +213,8 @@ class Profile:
     CSRBench's range at millisecond resolution).
     ``report`` is a conjunction of conditions from :data:`REPORT_CONDITIONS`; ``periodic`` (ms) adds
     SECRET's periodic condition.  ``multiplicity`` says whether the engine's relations are bags or sets.
+    ``count_t0`` is the t0 of count windows among several windows (a position, or ``"any"``; None when
+    the query has none): a lone count window takes its position as ``t0`` itself (:mod:`oracle.counting`).
 
     A profile whose parameters contradict each other (one silently defeats another) is rejected with a
     message that says which value to use: see :meth:`contradictions`.
@@ -200,12 +234,16 @@ class Profile:
     end_of_stream: str = "drop"
     multiplicity: str = "bag"
     count_unit: str = "element"
+    count_t0: int | str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "report", frozenset(self.report))
         problems = []
         if not (self.t0 == "any" or (isinstance(self.t0, int) and not isinstance(self.t0, bool))):
             problems.append(f"t0 must be an integer (ms) or 'any', got {self.t0!r}")
+        if not (self.count_t0 in (None, "any") or (isinstance(self.count_t0, int)
+                                                  and not isinstance(self.count_t0, bool))):
+            problems.append(f"count_t0 must be an integer (a position) or 'any', got {self.count_t0!r}")
         if self.t0_range is not None:
             lo, hi = self.t0_range
             if lo > hi:
@@ -264,6 +302,8 @@ class Profile:
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
+            if f.name == "count_t0" and value is None:
+                continue  # only count windows among several windows have one (a lone count window's is t0)
             if isinstance(value, frozenset):
                 value = sorted(value)
             elif isinstance(value, tuple):

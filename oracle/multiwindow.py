@@ -29,6 +29,8 @@ exhaustive.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rdflib import Dataset, URIRef
 
 from oracle import r2s
@@ -39,8 +41,43 @@ from oracle.r2r import R2R, Solutions
 EXHAUSTIVE = 20_000  # per-window t0 combinations tried one by one; beyond: the combinations the reports imply
 
 
-def closings(window: NamedWindow, t0: int, last: int) -> list[int]:
-    """The closing times of the window's instances that have started by ``last``."""
+def units(stream: Stream, window: NamedWindow, count_unit: str, shared: bool = False) -> list[tuple[int, tuple]]:
+    """(time, members) of each unit a count window counts, in arrival order: the elements of its own
+    stream, each one unit (all its triples) or one unit per triple (``count_unit``); a member is the pair
+    (element index, triple index).  ``shared``: the fault of an engine that counts every stream's
+    elements in one sequence (another stream's units count, and hold nothing)."""
+    out: list[tuple[int, tuple]] = []
+    for i, e in enumerate(stream.elements):
+        own = e.stream == window.stream
+        if not (own or shared):
+            continue
+        if count_unit == "triple":
+            out.extend((e.t, ((i, j),) if own else ()) for j in range(len(e.triples)))
+        else:
+            out.append((e.t, tuple((i, j) for j in range(len(e.triples))) if own else ()))
+    return out
+
+
+def filled(stream: Stream, window: NamedWindow, t0: int, count_unit: str, shared: bool = False) -> list[tuple[int, tuple]]:
+    """(close time, members) of each instance of a count window that fills: instance k holds the units
+    at positions [t0 + kM, t0 + kM + N) of its stream (those below 0 hold nothing) and closes at the time
+    of its last unit.  An instance the stream never fills never closes: a count window has no clock."""
+    us = units(stream, window, count_unit, shared)
+    out, k = [], 0
+    while t0 + k * window.slide + window.count - 1 < len(us):
+        first, last = t0 + k * window.slide, t0 + k * window.slide + window.count - 1
+        if last >= 0:
+            out.append((us[last][0], tuple(m for _, held in us[max(first, 0):last + 1] for m in held)))
+        k += 1
+    return out
+
+
+def closings(window: NamedWindow, t0: int, last: int, stream: Stream | None = None,
+             count_unit: str = "element", shared: bool = False) -> list[int]:
+    """The closing times of the window's instances: a time window's that have started by ``last``, a
+    count window's that fill (from ``stream``)."""
+    if window.count is not None:
+        return [c for c, _ in filled(stream, window, t0, count_unit, shared)]
     out, k = [], 0
     while t0 + k * window.slide <= last:
         out.append(t0 + k * window.slide + window.range)
@@ -48,16 +85,26 @@ def closings(window: NamedWindow, t0: int, last: int) -> list[int]:
     return out
 
 
-def instants(spec: MultiWindowSpec, t0s: dict[str, int], last: int) -> list[int]:
+def instants(spec: MultiWindowSpec, t0s: dict[str, int], last: int, stream: Stream | None = None,
+             count_unit: str = "element", shared: bool = False) -> list[int]:
     """The closes the evaluation instants are chosen from: every window's (any-close; content-change
-    then keeps those where a content changed, :func:`expected`), or those all windows share (all-close)."""
-    sets = [set(closings(w, t0s[w.name], last)) for w in spec.windows]
-    chosen = set.intersection(*sets) if spec.instants == "all-close" else set().union(*sets)
+    then keeps those where a content changed, :func:`expected`), those all windows share (all-close), or
+    the designated window's (closes-of)."""
+    sets = {w.name: set(closings(w, t0s[w.name], last, stream, count_unit, shared)) for w in spec.windows}
+    if spec.instants == "closes-of":
+        return sorted(sets[spec.driver])
+    chosen = set.intersection(*sets.values()) if spec.instants == "all-close" else set().union(*sets.values())
     return sorted(chosen)
 
 
-def members(stream: Stream, window: NamedWindow, t0: int, t: int, boundary: str) -> list[int]:
-    """The indexes of the elements in the window's latest instance closed by t (its content at t)."""
+def members(stream: Stream, window: NamedWindow, t0: int, t: int, boundary: str, count_unit: str = "element",
+            shared: bool = False) -> list:
+    """What the window holds at t, its latest instance closed by t: the indexes of its elements (a time
+    window), or the (element, triple) pairs of its units (a count window; of several instances that
+    fill at the same time, the last)."""
+    if window.count is not None:
+        held = [m for c, m in filled(stream, window, t0, count_unit, shared) if c <= t]
+        return list(held[-1]) if held else []
     k = (t - t0 - window.range) // window.slide
     if k < 0:
         return []
@@ -69,20 +116,24 @@ def members(stream: Stream, window: NamedWindow, t0: int, t: int, boundary: str)
     return [i for i, e in enumerate(stream.elements) if e.stream == window.stream and inside(e.t)]
 
 
-def content(stream: Stream, window: NamedWindow, t0: int, t: int, boundary: str) -> list:
+def content(stream: Stream, window: NamedWindow, t0: int, t: int, boundary: str, count_unit: str = "element",
+            shared: bool = False) -> list:
     """The window's instantaneous graph at t: the triples of its latest instance closed by t."""
-    return [triple for i in members(stream, window, t0, t, boundary) for triple in stream.elements[i].triples]
+    held = members(stream, window, t0, t, boundary, count_unit, shared)
+    if window.count is not None:
+        return [stream.elements[i].triples[j] for i, j in held]
+    return [triple for i in held for triple in stream.elements[i].triples]
 
 
-def changed(stream: Stream, spec: MultiWindowSpec, t0s: dict[str, int], times: list[int], boundary: str,
-            one_window: bool = False) -> list[int]:
+def changed(stream: Stream, spec: MultiWindowSpec, t0s: dict[str, int], times: list[int], profile: Profile,
+            one_window: bool = False, shared: bool = False) -> list[int]:
     """Of ``times``, those at which some window's content (the elements it holds) differs from what it
     was just before: from nothing before the first.  ``one_window``: as read by the one-window fault."""
     first = spec.windows[0]
     out, previous = [], tuple(() for _ in spec.windows)
     for t in times:
         now = tuple(tuple(members(stream, first if one_window else w, t0s[first.name if one_window else w.name], t,
-                                  boundary)) for w in spec.windows)
+                                  profile.boundary, profile.count_unit, shared)) for w in spec.windows)
         if now != previous:
             out.append(t)
         previous = now
@@ -104,17 +155,19 @@ def dataset(stream: Stream, graphs: dict[str, list]) -> Dataset:
 
 def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, evaluator: str = "rdflib",
              one_window: bool = False, t0s: dict[str, int] | None = None, r2r: R2R | None = None,
-             cache: dict | None = None, every_close: bool = False) -> list[Report]:
+             cache: dict | None = None, every_close: bool = False, shared: bool = False) -> list[Report]:
     """The oracle's reports: at each evaluation instant, the query over the windows' instantaneous
     graphs (cached by their contents), then R2S and empty-result notification.  ``t0s``: each window's t0
     (default: the profile's for all).  ``one_window``: the fault of an engine that gives every window the
-    first window's content; ``every_close``: of one that evaluates a content-change query at every close
-    (both for the diagnosis).  The query runs on rdflib (R2R over a dataset;
-    ``evaluator`` is taken for the common signature only)."""
+    first window's content; ``every_close``: of one that evaluates a content-change or closes-of query at
+    every close (both for the diagnosis); ``shared``: of one that counts every stream's elements in one sequence.
+    The query runs on rdflib (R2R over a dataset; ``evaluator`` is taken for the common signature only)."""
     if t0s is None:
-        if not isinstance(profile.t0, int):
-            raise ValueError("expected() needs each window's t0: a fixed profile t0 or t0s (check() enumerates)")
-        t0s = {w.name: profile.t0 for w in spec.windows}
+        combos, _ = t0_candidates(stream, spec, profile, [])
+        if len(combos) != 1:
+            raise ValueError("expected() needs each window's t0: a fixed profile t0 (and count_t0) or t0s "
+                             "(check() enumerates)")
+        t0s = combos[0]
     if not stream.elements:
         return []
     last = stream.elements[-1].t
@@ -123,30 +176,41 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
 
     def relation(t: int) -> Solutions:
         graphs = {w.name: content(stream, spec.windows[0] if one_window else w,
-                                  t0s[spec.windows[0].name if one_window else w.name], t, profile.boundary)
+                                  t0s[spec.windows[0].name if one_window else w.name], t, profile.boundary,
+                                  profile.count_unit, shared)
                   for w in spec.windows}
         key = tuple(tuple(graphs[w.name]) for w in spec.windows)
         if key not in cache:
             cache[key] = r2r.evaluate_graph(dataset(stream, graphs))
         return cache[key]
-    times = instants(spec, t0s, last)
+    times = instants(replace(spec, instants="any-close", driver=None) if every_close else spec, t0s, last, stream,
+                     profile.count_unit, shared)
     if spec.instants == "content-change" and not every_close:
-        times = changed(stream, spec, t0s, times, profile.boundary, one_window)
+        times = changed(stream, spec, t0s, times, profile, one_window, shared)
     return list(r2s.streamed(((t, k, t, t, (0, 0), "evaluation-instant", relation(t))
                               for k, t in enumerate(times)), profile))
 
 
 def t0_candidates(stream: Stream, spec: MultiWindowSpec, profile: Profile, actual) -> tuple[list[dict], bool]:
-    """(per-window t0 combinations to try, whether they are every combination in the ranges)."""
+    """(per-window t0 combinations to try, whether they are every combination in the ranges).  A time
+    window takes the profile's t0, a count window its count_t0; ``any`` ranges over the window's own
+    candidates (a count window's positions [−(N − 1), M − 1], as for a lone one)."""
     from itertools import product
 
     from oracle.t0 import default_range
 
-    ranges = {}
+    ranges, fixed = {}, {}
     for w in spec.windows:
-        own = Stream(tuple(e for e in stream.elements if e.stream == w.stream)) if stream.elements else stream
-        lo, hi = profile.t0_range or default_range(own if own.elements else stream, WindowSpec(w.range, w.slide))
-        ranges[w.name] = (lo, hi)
+        given = profile.t0 if w.count is None else profile.count_t0
+        if isinstance(given, int):
+            fixed[w.name] = given
+            ranges[w.name] = (given, given)
+        elif w.count is not None:
+            ranges[w.name] = (-(w.count - 1), w.slide - 1)
+        else:
+            own = Stream(tuple(e for e in stream.elements if e.stream == w.stream)) if stream.elements else stream
+            ranges[w.name] = profile.t0_range or default_range(own if own.elements else stream,
+                                                               WindowSpec(w.range, w.slide))
     size = 1
     for lo, hi in ranges.values():
         size *= hi - lo + 1
@@ -158,6 +222,9 @@ def t0_candidates(stream: Stream, spec: MultiWindowSpec, profile: Profile, actua
     values = []
     for w in spec.windows:
         lo, hi = ranges[w.name]
+        if w.name in fixed or w.count is not None:
+            values.append(list(range(lo, hi + 1)))
+            continue
         implied = {lo + (tau - w.range - lo) % w.slide for tau in times} | {lo}
         values.append(sorted(x for x in implied if x <= hi))
     combos = [dict(zip(names, combo)) for combo in product(*values)]
@@ -176,11 +243,8 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
     from oracle.verdict import fixed
 
     r2r, cache = R2R(query, stream, "rdflib"), {}
-    basis = f"the windows' evaluation instants ({spec.instants})"
-    if isinstance(profile.t0, int):
-        combos, exhaustive = [{w.name: profile.t0 for w in spec.windows}], True
-    else:
-        combos, exhaustive = t0_candidates(stream, spec, profile, actual)
+    basis = f"the windows' evaluation instants ({spec.instants}{' ' + spec.driver if spec.driver else ''})"
+    combos, exhaustive = t0_candidates(stream, spec, profile, actual)
     best = best_t0s = None
     for t0s in combos:
         verdict = fixed(expected(stream, spec, query, profile, t0s=t0s, r2r=r2r, cache=cache), actual, how, r2r.form,
@@ -194,6 +258,14 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
     faults = [("one-window", f"gives every window the content of the first one ({spec.windows[0].name})",
                lambda: expected(stream, spec, query, profile, one_window=True, t0s=best_t0s, r2r=r2r, cache=cache))
               ] if len(spec.windows) > 1 else []
+    if any(w.count is not None for w in spec.windows) and len({w.stream for w in spec.windows}) > 1:
+        faults.append(("shared-count", "counts the elements of every stream in one sequence, not each count window's "
+                       "own stream's", lambda: expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r,
+                                                        cache=cache, shared=True)))
+    if spec.instants == "closes-of":
+        faults.append(("any-close", f"evaluates whenever any window closes, not only when {spec.driver} does",
+                       lambda: expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r, cache=cache,
+                                        every_close=True)))
     if spec.instants == "content-change":
         faults.append(("every-close", "evaluates whenever a window closes, also where no window's content changed",
                        lambda: expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r, cache=cache,

@@ -177,24 +177,56 @@ class ReferenceEngine:
         """The window whose stream, range and slide fill the named graph of ``window`` (itself)."""
         return window
 
+    def counted(self, request: RunRequest, window) -> list[int]:
+        """The indexes of the elements a count window counts: those of its own stream."""
+        return [i for i, e in enumerate(request.stream.elements) if e.stream == window.stream]
+
+    def count_instances(self, request: RunRequest, window) -> list[tuple[int, list[int]]]:
+        """(close time, element indexes) of each instance of a count window that fills: instance k holds
+        the counted elements k·M … k·M + N − 1 (of its own stream) and closes when the last of them
+        arrives, at its time.  One that never fills never closes (a count window has no clock)."""
+        elements, counted = request.stream.elements, self.counted(request, window)
+        out, k = [], 0
+        while k * window.slide + window.count <= len(counted):
+            inside = counted[k * window.slide:k * window.slide + window.count]
+            out.append((elements[inside[-1]].t, [i for i in inside if elements[i].stream == window.stream]))
+            k += 1
+        return out
+
+    def evaluation_times(self, request: RunRequest, closes: dict[str, set]) -> list[int]:
+        """When a query over several windows is evaluated, from each window's closing times: whenever one
+        closes (any-close, content-change), when all do at once, or when the designated one does."""
+        instants = request.window.instants
+        if instants == "closes-of":
+            return sorted(closes[request.window.driver])
+        return sorted(set.intersection(*closes.values()) if instants == "all-close" else set().union(*closes.values()))
+
     def multi_window_reports(self, request: RunRequest) -> list[ObservedReport]:
-        """Several named windows: evaluate whenever one closes (or only when all close at once); each
-        window then holds the elements of its stream in its most recent closed instance, and the query
-        reads it as the named graph of its name."""
+        """Several named windows: evaluate whenever one closes (or only when all close at once, or when a
+        designated one does); each window then holds its latest closed instance — the elements of its
+        stream in it (a time window), or the last N it has counted (a count window) — and the query reads
+        it as the named graph of its name."""
         elements = request.stream.elements
         if not elements:
             return []
         last = elements[-1].t
-        closes = []
+        closes, counts = {}, {}
         for w in request.window.windows:
-            t0 = self.window_t0(w)
-            closes.append({t0 + k * w.slide + w.range for k in range((last - t0) // w.slide + 1)})
-        times = sorted(set.intersection(*closes) if request.window.instants == "all-close" else set().union(*closes))
+            if w.count is not None:
+                counts[w.name] = self.count_instances(request, w)
+                closes[w.name] = {c for c, _ in counts[w.name]}
+            else:
+                t0 = self.window_t0(w)
+                closes[w.name] = {t0 + k * w.slide + w.range for k in range((last - t0) // w.slide + 1)}
         reports, previous, held_before = [], [], None
-        for t in times:
+        for t in self.evaluation_times(request, closes):
             held = {}
             for named in request.window.windows:
                 w = self.read_as(request, named)
+                if w.count is not None:
+                    closed = [inside for c, inside in counts[w.name] if c <= t]
+                    held[named.name] = closed[-1] if closed else []
+                    continue
                 t0 = self.window_t0(named)
                 n = (t - t0 - w.range) // w.slide  # the latest instance that has closed by t
                 o = t0 + n * w.slide

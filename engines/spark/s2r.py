@@ -148,19 +148,65 @@ def valid(spark, quads: DataFrame, arrived: list[Arrived], window, static, algeb
 # -- several named windows --------------------------------------------------------------------------
 
 SPANS = StructType([StructField(K, LongType()), StructField(G, StringType()), StructField("stream", StringType()),
-                    StructField("__open", LongType()), StructField("__close", LongType())])
+                    StructField("__open", LongType()), StructField("__close", LongType()),
+                    StructField("__by", StringType())])
 STREAMS = StructType([StructField("f", LongType()), StructField("t", LongType()), StructField("stream", StringType())])
 
 
-def multi_instants(spec, t0: int, last: int) -> list[int]:
+def count_instances(window, arrived, default_stream: str) -> list[tuple[int, int, int]]:
+    """(close time, first offset, last offset) of each instance of a count window among several that has
+    filled: instance k holds the elements of its own stream at positions [kM, kM + N) of that stream
+    (t0 = 0) and closes when the last of them arrives, at its time; one that has not filled has not
+    closed.  Positions count in the stream's own order, so an instance is every element of the stream
+    between its first and last offset."""
+    own = [f for f, a in enumerate(arrived) if (a.stream or default_stream) == window.stream]
+    out, k = [], 0
+    while k * window.slide + window.count <= len(own):
+        first, last = own[k * window.slide], own[k * window.slide + window.count - 1]
+        out.append((arrived[last].t, first, last))
+        k += 1
+    return out
+
+
+def closes(spec, t0: int, arrived, default_stream: str) -> dict[str, list]:
+    """Each window's instances that have closed or will close: a time window's [o, c) for every
+    instance started by the last element, a count window's filled ones — as (close, open, close-or-last
+    offset, by) with ``by`` ``t`` (a time interval) or ``f`` (an offset range)."""
+    last = arrived[-1].t
+    out = {}
+    for w in spec.windows:
+        if w.count is not None:
+            out[w.name] = [(c, a, b, "f") for c, a, b in count_instances(w, arrived, default_stream)]
+        else:
+            out[w.name] = [(t0 + k * w.slide + w.range, t0 + k * w.slide, t0 + k * w.slide + w.range, "t")
+                           for k in range((last - t0) // w.slide + 1)]
+    return out
+
+
+def multi_instants(spec, t0: int, arrived, default_stream: str) -> list[int]:
     """The closes a multi-window query is evaluated at: whenever one of its windows closes (any-close and
-    content-change, which :func:`on_change` then thins out), or when all do at once (all-close) — for
-    every window instance that has started by the last element."""
-    closes = [{t0 + k * w.slide + w.range for k in range((last - t0) // w.slide + 1)} for w in spec.windows]
-    return sorted(set.intersection(*closes) if spec.instants == "all-close" else set().union(*closes))
+    content-change, which :func:`on_change` then thins out), when all do at once (all-close), or when the
+    designated window does (closes-of)."""
+    times = {name: {c for c, *_ in spans} for name, spans in closes(spec, t0, arrived, default_stream).items()}
+    if spec.instants == "closes-of":
+        return sorted(times[spec.driver])
+    return sorted(set.intersection(*times.values()) if spec.instants == "all-close" else set().union(*times.values()))
 
 
-def on_change(spec, t0: int, instants: list[int], arrived: list[Arrived], default_stream: str) -> list[int]:
+def latest(window, spans: list, t0: int, t: int):
+    """The window's latest instance closed by t, as a span (see :func:`closes`), or None: a time window's
+    by arithmetic (also one that started after the last element, and is empty), a count window's from its
+    filled instances (of several closed at one time, the last)."""
+    if window.count is None:
+        n = (t - t0 - window.range) // window.slide
+        o = t0 + n * window.slide
+        return None if n < 0 else (o + window.range, o, o + window.range, "t")
+    closed = [span for span in spans if span[0] <= t]
+    return closed[-1] if closed else None
+
+
+def on_change(spec, t0: int, instants: list[int], arrived: list[Arrived], default_stream: str,
+              spans: dict) -> list[int]:
     """Content-change: of the closes, those at which some window holds other elements than just before
     (from nothing before the first).  Window bookkeeping on the registrations in the driver, like the
     instants themselves; the content is evaluated in Spark."""
@@ -168,10 +214,13 @@ def on_change(spec, t0: int, instants: list[int], arrived: list[Arrived], defaul
     for t in instants:
         now = []
         for w in spec.windows:
-            n = (t - t0 - w.range) // w.slide
-            o = t0 + n * w.slide
-            now.append(() if n < 0 else tuple(f for f, a in enumerate(arrived)
-                                              if (a.stream or default_stream) == w.stream and o <= a.t < o + w.range))
+            span = latest(w, spans[w.name], t0, t)
+            if span is None:
+                now.append(())
+                continue
+            _, a, b, by = span
+            now.append(tuple(f for f, x in enumerate(arrived) if (x.stream or default_stream) == w.stream
+                             and ((a <= f <= b) if by == "f" else (a <= x.t < b))))
         if tuple(now) != before:
             out.append(t)
         before = tuple(now)
@@ -182,29 +231,33 @@ def multi(spark, quads: DataFrame, arrived: list[Arrived], spec, t0: int, defaul
           done: int = 0, ended: bool = True):
     """Several named windows: instant k holds, per window, the triples of its stream in its latest
     instance closed by the instant, as the named graph of the window's name (an interval join of the
-    stream with the (instant, window, [o, c)) spans); static data is the default graph.  Then the usual
-    per-window job, with GRAPH patterns matching the graph column.  Before the end of the stream only
-    the instants the latest element has reached are complete (a window [o, c) is whole once an element
-    at c or later has arrived)."""
+    stream with the (instant, window, span) rows: [o, c) in time, or a count window's offsets); static
+    data is the default graph.  Then the usual per-window job, with GRAPH patterns matching the graph
+    column.  Before the end of the stream only the instants the latest element has reached are complete
+    (a window [o, c) is whole once an element at c or later has arrived); with count windows, only those
+    before it (another element at its time could still fill an instance)."""
     if not arrived:
         return "SELECT", [], {}
     last = arrived[-1].t
-    instants = [t for t in multi_instants(spec, t0, last) if ended or t <= last]
+    spans_of = closes(spec, t0, arrived, default_stream)
+    counting = any(w.count is not None for w in spec.windows)
+    instants = [t for t in multi_instants(spec, t0, arrived, default_stream)
+                if ended or t < last or (t == last and not counting)]
     if spec.instants == "content-change":
-        instants = on_change(spec, t0, instants, arrived, default_stream)
+        instants = on_change(spec, t0, instants, arrived, default_stream, spans_of)
     spans = []
     for k, t in enumerate(instants):
         if k < done:
             continue
         for w in spec.windows:
-            n = (t - t0 - w.range) // w.slide
-            if n >= 0:
-                o = t0 + n * w.slide
-                spans.append((k, URIRef(w.name).n3(), w.stream, o, o + w.range))
+            span = latest(w, spans_of[w.name], t0, t)
+            if span is not None:
+                spans.append((k, URIRef(w.name).n3(), w.stream, span[1], span[2], span[3]))
     if spans:
         streams = spark.createDataFrame([(f, a.t, a.stream or default_stream) for f, a in enumerate(arrived)], STREAMS)
         windowed = (matchable(quads, algebra).join(streams, "f").join(spark.createDataFrame(spans, SPANS), "stream")
-                    .where("__open <= t AND t < __close").selectExpr("s", "p", "o", K, G))
+                    .where("(__by = 't' AND __open <= t AND t < __close) OR (__by = 'f' AND __open <= f AND f <= __close)")
+                    .selectExpr("s", "p", "o", K, G))
     else:
         windowed = empty_windowed(spark, graphs=True)
     return evaluate_new(spark, windowed, static, algebra, [(t, t) for t in instants], done, graphs=True)

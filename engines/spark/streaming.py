@@ -331,7 +331,7 @@ def element_chunks(request: RunRequest, t0: int) -> Iterator[list[str]]:
         key = lambda pair: bisect_right(ends, pair[0] - 1)  # noqa: E731 - positions up to a report
     else:
         if isinstance(window, MultiWindowSpec) and elements:
-            cuts = multi_instants(window, t0, elements[-1].t)
+            cuts = multi_instants(window, t0, elements, request.stream_iri)
         else:  # validity: every start is an instant (data-driven) or lies between two (periodic)
             cuts = sorted({e.t for e in elements})
         key = lambda pair: bisect_right(cuts, pair[1].t)  # noqa: E731
