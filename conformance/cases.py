@@ -186,7 +186,7 @@ def _one(data: dict, index: int, params: dict, path: Path) -> Case:
         if "windows" in query:
             window = MultiWindowSpec.from_instants(
                 tuple(named_window(name, w["stream"], w) for name, w in query["windows"].items()),
-                query.get("instants", "any-close"))
+                query.get("instants"), bool(query.get("merge_windows", False)))
         elif "count" in spec:
             window = CountWindowSpec(int(spec["count"]), int(spec["slide"]))
         elif "validity" in spec:
@@ -297,7 +297,8 @@ def recorded_window(case: Case, window: dict):
                                 f"{', '.join(sorted(own)) or 'none (it has one unnamed window)'}")
         given = {name: named_window(name, own[name].stream, w) for name, w in window["windows"].items()}
         return MultiWindowSpec.from_instants(tuple(given.get(name, w) for name, w in own.items()),
-                                             window.get("instants", case.window.instants_message()))
+                                             window.get("instants", case.window.instants_message()),
+                                             case.window.merged)
     return WindowSpec(parse_duration(window["range"]), parse_duration(window["slide"]))
 
 

@@ -24,7 +24,7 @@ from oracle.explain import BUDGET, diagnose, reason
 from oracle.model import CountWindowSpec
 from oracle.r2r import R2R, QueryError
 from oracle.terms import show_solution
-from oracle.verdict import JudgeTimeout, check, fixed_semantics
+from oracle.verdict import JudgeTimeout, check, fixed_semantics, over_profiles
 
 VERDICTS = ("PASS", "FAIL", "ERROR", "TIMEOUT", "UNSUPPORTED", "SKIPPED")
 SHOWN_SOLUTIONS = 20
@@ -147,9 +147,9 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
     fixed = dict(case.fixed)
     fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
     semantics = fixed_semantics(case.window)
-    if semantics is not None:  # the instants are fixed: nothing enumerated (oracle/validity.py, oracle/multiwindow.py)
-        variant = next(profiles.space(info.profile, fixed, case.vary, window=case.window).variants())
-        return semantics.check(stream, case.window, case.r2r, variant, reports, info.alignment, evaluator)
+    if semantics is not None:  # no t0 classes: each admissible profile checked (oracle/validity.py, oracle/multiwindow.py)
+        space = profiles.space(info.profile, fixed, case.vary, window=case.window)
+        return over_profiles(semantics, stream, case.window, case.r2r, space, reports, info.alignment, evaluator)
     if isinstance(case.window, CountWindowSpec):  # a count window is judged by triple, whatever it counts (oracle/counting.py)
         stream = by_triple(stream)
         gracious = False  # gracious mode shifts time borders; a count window has none to shift

@@ -75,6 +75,15 @@ def space(declared: dict, fixed: dict | None = None, vary: dict | None = None, w
         merged["count_t0"] = merged.get("count_t0", "any")  # the count windows' own t0 (oracle/multiwindow.py)
     else:
         merged.pop("count_t0", None)
+    if isinstance(window, MultiWindowSpec):
+        # when the query is evaluated: the case's own choice if its query states one; else the engine's
+        # declaration, or every policy the windows admit (oracle/multiwindow.py)
+        if window.instants is not None:
+            merged["instants"] = window.policy()
+        elif merged.get("instants", "any") == "any":
+            merged["instants"] = window.policies()
+    else:
+        merged.pop("instants", None)
     own = _resolve(declared.get("t0"), window, stream)
     merged["t0"] = _resolve(merged.get("t0", "any"), window, stream)
     # a declared t0 widens the range only if some window can hold data: a t0 after the last element

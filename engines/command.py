@@ -71,9 +71,11 @@ def problems(message, kind: str) -> list[str]:
 def window_message(window) -> dict:
     """The request's window: {range, slide} (ms), {count, slide} (units), {validity, every} (the instants
     of time-annotated data) or {windows, instants} (several named windows)."""
-    if hasattr(window, "windows"):  # several named windows (RSP-QL)
-        return {"windows": [{"name": w.name, "stream": w.stream, "range": w.range, "slide": w.slide}
-                            for w in window.windows], "instants": window.instants}
+    if hasattr(window, "windows"):  # several named windows (RSP-QL); instants only when the case states them
+        named = [{"name": w.name, "stream": w.stream, **({"count": w.count} if w.count is not None else {"range": w.range}),
+                  "slide": w.slide} for w in window.windows]
+        return {"windows": named, **({"instants": window.instants_message()} if window.instants is not None else {}),
+                **({"merged": True} if window.merged else {})}
     if hasattr(window, "count"):
         return {"count": window.count, "slide": window.slide}
     if hasattr(window, "every"):  # time-annotated data: the instants, not a window

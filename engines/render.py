@@ -93,6 +93,17 @@ def render(dialect: str, r2r: str, stream_iri: str, window: WindowSpec, r2s: str
     if isinstance(window, ValiditySpec):
         raise Inexpressible(f"{dialect} has no syntax for time-annotated data (facts valid over intervals); this "
                             "case queries such data, not a window")
+    if isinstance(window, MultiWindowSpec) and window.merged:
+        # C-SPARQL's dataset: every FROM STREAM window merged into the default graph
+        if dialect != "csparql":
+            raise Inexpressible(f"{dialect} reads each window apart (a named window or a stream-scoped pattern); "
+                                "this case merges its windows into the default graph, as C-SPARQL does")
+        streams = "".join(f"FROM STREAM <{w.stream}> "
+                          + (_count_window(dialect, w) if w.count is not None
+                             else f"[RANGE {_seconds(w.range)} STEP {_seconds(w.slide)}]") + "\n"
+                          for w in window.windows)
+        return (f"REGISTER {'STREAM' if head.upper().startswith('CONSTRUCT') else 'QUERY'} {name} AS\n{prologue}{head}\n"
+                f"{streams}WHERE {{{body}}}{tail}")
     if isinstance(window, MultiWindowSpec):
         if dialect == "cqels":  # CQELS-QL scopes a pattern to a stream window: STREAM <s> [RANGE … SLIDE …] { … }
             by_name = {w.name: w for w in window.windows}
@@ -101,12 +112,17 @@ def render(dialect: str, r2r: str, stream_iri: str, window: WindowSpec, r2s: str
                 w = by_name.get(m.group(1))
                 if w is None:
                     raise Inexpressible(f"GRAPH <{m.group(1)}> names no window of the case")
+                if w.count is not None:
+                    return f"STREAM <{w.stream}> {_count_window(dialect, w)} {{"
                 return f"STREAM <{w.stream}> [RANGE {_seconds(w.range)} SLIDE {_seconds(w.slide)}] {{"
             body = re.sub(r"GRAPH\s+<([^>]*)>\s*{", scoped, body, flags=re.IGNORECASE)
             return f"{prologue}{head}\nWHERE {{{body}}}{tail}"
         if dialect != "rspql":
             raise Inexpressible(f"{dialect} has no named windows for the query's GRAPH <window> blocks; this case "
-                                "reads several windows apart")
+                                "reads several windows apart (C-SPARQL merges its windows into one default graph)")
+        for w in window.windows:
+            if w.count is not None:
+                _count_window(dialect, w)  # RSP-QL has no count window: Inexpressible, said by name
         named = "".join(f"FROM NAMED WINDOW <{w.name}> ON <{w.stream}> [RANGE {_iso(w.range)} STEP {_iso(w.slide)}]\n"
                         for w in window.windows)
         body = re.sub(r"\bGRAPH\s+<", "WINDOW <", body, flags=re.IGNORECASE)

@@ -14,7 +14,7 @@ from engines import r2s as engine_r2s
 from engines.contract import RunRequest
 from engines.reference import ReferenceEngine
 from engines.reference.live import ReferenceLive
-from oracle.model import ObservedReport
+from oracle.model import MultiWindowSpec, ObservedReport
 
 
 class NullEngine(ReferenceEngine):
@@ -207,8 +207,21 @@ class SharedCountEngine(ReferenceEngine):
         return list(range(len(request.stream.elements)))
 
 
+class UnmergedEngine(ReferenceEngine):
+    """Reads each window of a query that merges them (C-SPARQL's dataset) as a named graph of its own."""
+
+    name = "testing-unmerged"
+
+    def run(self, request):
+        from dataclasses import replace
+
+        if isinstance(request.window, MultiWindowSpec) and request.window.merged:
+            request = replace(request, window=replace(request.window, merged=False))
+        return super().run(request)
+
+
 MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", EveryCloseEngine: "every-close", AnyCloseEngine: "any-close",
-                       SharedCountEngine: "shared-count"}
+                       SharedCountEngine: "shared-count", UnmergedEngine: "unmerged"}
 
 FAULTS = {
     SetDifferenceR2SEngine: "r2s-set",

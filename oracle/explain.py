@@ -59,6 +59,7 @@ FINDINGS = {
     "keeps-old-versions": "keeps old versions of facts that a newer version replaced",
     "one-window": "gives every window the content of the first one (several windows read as one)",
     "every-close": "evaluates whenever a window closes, also where no window's content changed",
+    "unmerged": "reads each window as a named graph, not merged into the default graph (C-SPARQL's dataset)",
     "any-close": "evaluates whenever any window closes, not only when the designated window does",
     "shared-count": "counts the elements of every stream in one sequence, not each count window's own stream's",
 }
@@ -439,7 +440,7 @@ def _expected_slide(best) -> int | None:
 
 #: findings about the whole output stream, not counted per window
 WHOLE_OUTPUT = ("drift", "width", "count", "closed-end", "keeps-old-versions", "one-window", "every-close",
-                "shared-count", "any-close")
+                "shared-count", "any-close", "unmerged")
 
 
 def findings_text(findings: dict[str, int]) -> str:

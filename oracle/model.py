@@ -154,18 +154,22 @@ class NamedWindow:
 @dataclass(frozen=True)
 class MultiWindowSpec:
     """Several named windows, each over a named stream (RSP-QL; :mod:`oracle.multiwindow`).  ``instants``:
-    when the query is evaluated — ``any-close`` (whenever some window closes), ``all-close`` (only
-    when every window closes at once), ``content-change`` (only when some window's content changes) or
-    ``closes-of`` (whenever the window named ``driver`` closes)."""
+    when the query is evaluated, if the case fixes it — ``any-close`` (whenever some window closes),
+    ``all-close`` (only when every window closes at once), ``content-change`` (only when some window's
+    content changes) or ``closes-of`` (whenever the window named ``driver`` closes); None leaves it to
+    the engine's profile (:attr:`Profile.instants`), like any other profile dimension.  ``merged``: the
+    windows' contents are merged into the default graph with the static data (C-SPARQL's dataset),
+    instead of each being the named graph of its name (RSP-QL's)."""
 
     windows: tuple[NamedWindow, ...]
-    instants: str = "any-close"
+    instants: str | None = None
     driver: str | None = None
+    merged: bool = False
 
     def __post_init__(self) -> None:
         if not self.windows:
             raise ValueError("a multi-window query needs at least one window")
-        if self.instants not in INSTANTS:
+        if self.instants is not None and self.instants not in INSTANTS:
             raise ValueError(f"instants must be one of {', '.join(INSTANTS)}, got {self.instants!r}")
         names = [w.name for w in self.windows]
         if len(set(names)) != len(names):
@@ -178,17 +182,34 @@ class MultiWindowSpec:
                              f"{', '.join(names)}")
 
     @classmethod
-    def from_instants(cls, windows: tuple[NamedWindow, ...], instants) -> "MultiWindowSpec":
-        """From ``instants`` as a case, a manifest or a request writes it: a name, or ``{closes-of: IRI}``."""
+    def from_instants(cls, windows: tuple[NamedWindow, ...], instants, merged: bool = False) -> "MultiWindowSpec":
+        """From ``instants`` as a case, a manifest or a request writes it: absent (None), a name, or
+        ``{closes-of: IRI}``."""
         if isinstance(instants, dict):
             if set(instants) != {"closes-of"}:
                 raise ValueError(f"instants {instants}: the one object form is {{closes-of: <window IRI>}}")
-            return cls(windows, "closes-of", instants["closes-of"])
-        return cls(windows, instants)
+            return cls(windows, "closes-of", instants["closes-of"], merged)
+        return cls(windows, instants, None, merged)
 
     def instants_message(self):
         """``instants`` as a case, a manifest or a request writes it (the inverse of :meth:`from_instants`)."""
         return {"closes-of": self.driver} if self.instants == "closes-of" else self.instants
+
+    def policy(self) -> str | None:
+        """``instants`` as a profile value (``closes-of:<IRI>`` for a designated window), or None."""
+        return f"closes-of:{self.driver}" if self.instants == "closes-of" else self.instants
+
+    def policies(self) -> list[str]:
+        """Every evaluation-instant policy a query over these windows admits (as profile values)."""
+        return ["any-close", "all-close", "content-change"] + [f"closes-of:{w.name}" for w in self.windows]
+
+    def under(self, policy: str | None) -> "MultiWindowSpec":
+        """These windows evaluated under a profile's policy (None: the case's own, else any-close)."""
+        if policy is None:
+            return self if self.instants is not None else replace(self, instants="any-close")
+        if policy.startswith("closes-of:"):
+            return replace(self, instants="closes-of", driver=policy[len("closes-of:"):])
+        return replace(self, instants=policy, driver=None)
 
 
 @dataclass(frozen=True)
@@ -215,6 +236,8 @@ class Profile:
     SECRET's periodic condition.  ``multiplicity`` says whether the engine's relations are bags or sets.
     ``count_t0`` is the t0 of count windows among several windows (a position, or ``"any"``; None when
     the query has none): a lone count window takes its position as ``t0`` itself (:mod:`oracle.counting`).
+    ``instants`` is when a query over several windows is evaluated (:class:`MultiWindowSpec`; None for
+    other queries): ``any-close``, ``all-close``, ``content-change`` or ``closes-of:<window IRI>``.
 
     A profile whose parameters contradict each other (one silently defeats another) is rejected with a
     message that says which value to use: see :meth:`contradictions`.
@@ -235,6 +258,7 @@ class Profile:
     multiplicity: str = "bag"
     count_unit: str = "element"
     count_t0: int | str | None = None
+    instants: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "report", frozenset(self.report))
@@ -244,6 +268,9 @@ class Profile:
         if not (self.count_t0 in (None, "any") or (isinstance(self.count_t0, int)
                                                   and not isinstance(self.count_t0, bool))):
             problems.append(f"count_t0 must be an integer (a position) or 'any', got {self.count_t0!r}")
+        if not (self.instants is None or self.instants in INSTANTS[:3] or str(self.instants).startswith("closes-of:")):
+            problems.append(f"instants must be one of {', '.join(INSTANTS[:3])} or closes-of:<window IRI>, "
+                            f"got {self.instants!r}")
         if self.t0_range is not None:
             lo, hi = self.t0_range
             if lo > hi:
@@ -302,8 +329,8 @@ class Profile:
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name == "count_t0" and value is None:
-                continue  # only count windows among several windows have one (a lone count window's is t0)
+            if f.name in ("count_t0", "instants") and value is None:
+                continue  # only queries over several windows have them (a lone count window's t0 is t0)
             if isinstance(value, frozenset):
                 value = sorted(value)
             elif isinstance(value, tuple):

@@ -8,15 +8,21 @@ an instant t each window contributes its *instantaneous graph*: the content of i
 instance that has closed by t (instances [t0 + kβ, t0 + kβ + ω), k ≥ 0, with the profile's boundary;
 an empty graph before its first close).
 
-Evaluation instants are a profile choice the engines leave open in practice:
+Evaluation instants are a profile dimension (``Profile.instants``; a case may fix them in its query):
 - ``any-close``: whenever some window closes (each window's own closing times, merged) — C-SPARQL and
   RSP4J evaluate a query when one of its windows reports;
 - ``all-close``: only when every window closes at that instant;
 - ``content-change``: only at the closes where some window's content (the elements its latest closed
   instance holds) differs from what it was just before — CQELS's evaluation on change, at the
-  granularity at which an instantaneous graph can change.
+  granularity at which an instantaneous graph can change;
+- ``closes-of:<window>``: whenever one designated window closes.
 Instants run up to the close of the last window instance that has started by the last element (the
 time-driven flush of the single-window engines).
+
+A count window among them (``NamedWindow.count``) counts the units of its own stream (the profile's
+``count_unit``): instance k holds its positions [t0 + kM, t0 + kM + N) and closes when the last of them
+arrives, at its time; one the stream never fills never closes.  At an instant it shows its latest
+filled instance (of several filled at one time, the last).  Its t0 is the profile's ``count_t0``.
 
 Each window has its own t0.  A fixed t0 in the profile is every window's.  With ``t0: any`` the oracle
 tries every combination of per-window t0 values, each window's over its own default range (from one
@@ -140,14 +146,16 @@ def changed(stream: Stream, spec: MultiWindowSpec, t0s: dict[str, int], times: l
     return out
 
 
-def dataset(stream: Stream, graphs: dict[str, list]) -> Dataset:
+def dataset(stream: Stream, graphs: dict[str, list], merged: bool = False) -> Dataset:
     """The RSP-QL dataset at one instant: the static data as the default graph, each window's
-    instantaneous graph as the named graph of its name."""
+    instantaneous graph as the named graph of its name — or, ``merged`` (C-SPARQL), every window's
+    instantaneous graph merged into the default graph (an RDF merge: a triple two windows hold is there
+    once)."""
     ds = Dataset()
     for triple in stream.static:
         ds.add(triple)
     for name, triples in graphs.items():
-        g = ds.graph(URIRef(name))
+        g = ds if merged else ds.graph(URIRef(name))
         for triple in triples:
             g.add(triple)
     return ds
@@ -162,6 +170,7 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
     first window's content; ``every_close``: of one that evaluates a content-change or closes-of query at
     every close (both for the diagnosis); ``shared``: of one that counts every stream's elements in one sequence.
     The query runs on rdflib (R2R over a dataset; ``evaluator`` is taken for the common signature only)."""
+    spec = spec.under(profile.instants)
     if t0s is None:
         combos, _ = t0_candidates(stream, spec, profile, [])
         if len(combos) != 1:
@@ -181,7 +190,7 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
                   for w in spec.windows}
         key = tuple(tuple(graphs[w.name]) for w in spec.windows)
         if key not in cache:
-            cache[key] = r2r.evaluate_graph(dataset(stream, graphs))
+            cache[key] = r2r.evaluate_graph(dataset(stream, graphs, spec.merged))
         return cache[key]
     times = instants(replace(spec, instants="any-close", driver=None) if every_close else spec, t0s, last, stream,
                      profile.count_unit, shared)
@@ -242,6 +251,7 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
     window the first window's content names that fault."""
     from oracle.verdict import fixed
 
+    spec = spec.under(profile.instants)
     r2r, cache = R2R(query, stream, "rdflib"), {}
     basis = f"the windows' evaluation instants ({spec.instants}{' ' + spec.driver if spec.driver else ''})"
     combos, exhaustive = t0_candidates(stream, spec, profile, actual)
@@ -262,6 +272,10 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
         faults.append(("shared-count", "counts the elements of every stream in one sequence, not each count window's "
                        "own stream's", lambda: expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r,
                                                         cache=cache, shared=True)))
+    if spec.merged:
+        faults.append(("unmerged", "reads each window as a named graph, not merged into the default graph",
+                       lambda: expected(stream, replace(spec, merged=False), query, profile, t0s=best_t0s, r2r=r2r,
+                                        cache={})))
     if spec.instants == "closes-of":
         faults.append(("any-close", f"evaluates whenever any window closes, not only when {spec.driver} does",
                        lambda: expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r, cache=cache,

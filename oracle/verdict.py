@@ -446,7 +446,8 @@ def fixed(expected_reports: list[Report], actual: list[ObservedReport], how: str
     """The verdict where the semantics leave nothing to enumerate (time-annotated data, several windows
     at fixed t0): PASS iff the reports are exactly the oracle's.  ``basis`` says, in the reason, what
     fixed the evaluation instants.  ``faults``: ``(finding, what the engine does, its reports)`` tried in
-    order on a FAIL (the reports computed only then); the first that reproduces the whole output is named."""
+    order on a FAIL (the reports computed only then); each that reproduces the whole output is named (two
+    that do are both named: the case cannot tell them apart)."""
     sols = [observed_solutions(a, form) for a in actual]
     windows = compare(expected_reports, actual, how, form, sols)
     best = Explanation(profile, profile.t0 if isinstance(profile.t0, int) else 0, (0, 0), windows)
@@ -455,12 +456,36 @@ def fixed(expected_reports: list[Report], actual: list[ObservedReport], how: str
         return CaseVerdict("PASS", best, [(profile.describe(), (0, 0))], 1, how,
                            vacuous=not windows and len(stream) > 0, context=context)
     verdict = CaseVerdict("FAIL", best, [], 1, how, context=context)
-    for finding, does, reports_of in faults:
-        if all(w.status == MATCH for w in compare(reports_of(), actual, how, form, sols)):
-            verdict.findings = {finding: sum(w.status != MATCH for w in windows)}
-            verdict.notes.append(f"the whole output is exactly the oracle's for an engine that {does}")
-            break
+    found = [(finding, does) for finding, does, reports_of in faults
+             if all(w.status == MATCH for w in compare(reports_of(), actual, how, form, sols))]
+    if found:
+        verdict.findings = {finding: sum(w.status != MATCH for w in windows) for finding, _ in found}
+        verdict.notes.append("the whole output is exactly the oracle's for an engine that "
+                             + ", and for one that ".join(does for _, does in found)
+                             + (" (this case cannot tell them apart)" if len(found) > 1 else ""))
     return verdict
+
+
+def over_profiles(semantics, stream: Stream, window, query: str, space: ProfileSpace, actual, how: str,
+                  evaluator: str = "auto") -> CaseVerdict:
+    """The verdict of a :func:`fixed_semantics` module over every profile the space admits (for several
+    windows: the evaluation-instant policies an engine leaves open): the first that explains the output,
+    named when there were several, else the closest, with how many were tried."""
+    variants, varied = list(space.variants()), sorted(space.varied())
+    best = None
+    for variant in variants:
+        verdict = semantics.check(stream, window, query, variant, actual, how, evaluator)
+        if verdict.verdict == "PASS":
+            if len(variants) > 1:
+                chosen = ", ".join(f"{name} {variant.describe().get(name)}" for name in varied)
+                verdict.notes.append(f"explained by {chosen}, one of {len(variants)} admissible profiles")
+            return verdict
+        if best is None or verdict.best.mean_f1 > best.best.mean_f1:
+            best = verdict
+    if len(variants) > 1:
+        best.notes.append(f"no admissible profile explains the output: {len(variants)} tried (varying "
+                          f"{', '.join(varied)}); the closest is shown")
+    return best
 
 
 def fixed_semantics(window):

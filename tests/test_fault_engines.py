@@ -90,3 +90,26 @@ def test_bag_set_and_set_difference_are_told_apart_where_the_data_can():
     ambiguous = next(c for c in SMALL if c.id == "r2s.repeat-in-relation[r2s=istream]")
     both = run_case(ambiguous, SetDifferenceR2SEngine(), SetDifferenceR2SEngine().info())
     assert set(both.findings) == {"multiplicity", "r2s-set"} and "cannot tell the two apart" in both.reason
+
+
+@pytest.mark.parametrize("finding, cases", [("shared-count", ["mw.count-windows-two-streams"]),
+                                            ("any-close", ["mw.closes-of-one-window", "mw.closes-of-different-slides"]),
+                                            ("unmerged", ["mw.merged-two-streams-static",
+                                                          "mw.merged-two-widths-one-stream"])])
+def test_count_windows_among_several_and_designated_instants_faults_fail_and_are_named(finding, cases):
+    """Counting every stream's elements in one sequence shows where count windows are over different
+    streams; evaluating at every close shows where one window's closes drive the query; named graphs
+    instead of a merged default graph show wherever a case merges.  Each engine passes the rest of the
+    family (one fault each)."""
+    from engines.reference import ReferenceEngine
+
+    engine = next(cls for cls, f in MULTI_WINDOW_FAULTS.items() if f == finding)()
+    family = [c for c in load_corpus(ROOT / "cases") if c.family == "mw"]
+    results = {c.id: run_case(c, engine, engine.info(), timeout=60) for c in family}
+    failed = sorted(i for i, r in results.items() if r.verdict == "FAIL")
+    assert failed == sorted(cases), failed
+    for i in cases:
+        assert finding in results[i].findings, results[i].findings
+        assert FINDINGS[finding] in results[i].reason
+        case = next(c for c in family if c.id == i)
+        assert run_case(case, ReferenceEngine(), ReferenceEngine().info()).verdict == "PASS"

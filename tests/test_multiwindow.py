@@ -3,6 +3,8 @@ the protocol message, worked out by hand."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engines.command import request_message
@@ -15,6 +17,7 @@ from tests.streams import iri, num
 W1 = NamedWindow("http://ex.org/w1", "http://ex.org/s", 4, 2)
 W2 = NamedWindow("http://ex.org/w2", "http://ex.org/s", 6, 3)
 Q = "SELECT ?s WHERE { GRAPH <http://ex.org/w1> { ?s ?p ?o } }"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def on(stream: str, t: int, name: str) -> Element:
@@ -111,3 +114,136 @@ def test_the_protocol_carries_the_windows_and_each_elements_stream():
     assert message["window"] == {"windows": [{"name": "http://ex.org/w1", "stream": "http://ex.org/s", "range": 4,
                                               "slide": 2}], "instants": "all-close"}
     assert message["elements"][0]["stream"] == "http://ex.org/s"
+
+
+# -- count windows among several windows, by hand -------------------------------------------------------
+
+WC = NamedWindow("http://ex.org/wc", "http://ex.org/s", None, 2, 2)  # the last 2 of s, tumbling
+
+
+def test_a_count_window_counts_its_own_streams_units_and_closes_at_the_nth():
+    # s: a@1, b@3 (two triples: one element), c@6; another stream's x@2 and y@4 do not count
+    b2 = Element(3, ((iri("b"), iri("v"), num(3)), (iri("b2"), iri("v"), num(3))), stream="http://ex.org/s")
+    stream = Stream((on("http://ex.org/s", 1, "a"), on("http://ex.org/o", 2, "x"), b2,
+                     on("http://ex.org/o", 4, "y"), on("http://ex.org/s", 6, "c")))
+    names = lambda triples: sorted(str(s).rsplit("/", 1)[1] for s, _, _ in triples)  # noqa: E731
+    # by element: {a, b} closes at 3 (b's time); {c} never fills, so it never closes
+    assert multiwindow.closings(WC, 0, 6, stream, "element") == [3]
+    assert names(multiwindow.content(stream, WC, 0, 2, "[o,c)", "element")) == []
+    assert names(multiwindow.content(stream, WC, 0, 9, "[o,c)", "element")) == ["a", "b", "b2"]
+    # by triple: {a, b} at 3, {b2, c} at 6
+    assert multiwindow.closings(WC, 0, 6, stream, "triple") == [3, 6]
+    assert names(multiwindow.content(stream, WC, 0, 6, "[o,c)", "triple")) == ["b2", "c"]
+    # t0 = -1 (a partial first instance): {a} at 1, {b, c} at 6 by element
+    assert multiwindow.closings(WC, -1, 6, stream, "element") == [1, 6]
+    # the one-sequence fault counts x and y too: {a, x} at 2 (holding a), {b, y} at 4 (holding b)
+    assert multiwindow.closings(WC, 0, 6, stream, "element", shared=True) == [2, 4]
+    assert names(multiwindow.content(stream, WC, 0, 4, "[o,c)", "element", shared=True)) == ["b", "b2"]
+
+
+def test_two_instances_filling_at_one_time_show_the_later():
+    ones = NamedWindow("http://ex.org/wc", "http://ex.org/s", None, 1, 1)
+    stream = Stream((on("http://ex.org/s", 1, "a"), on("http://ex.org/s", 3, "b"), on("http://ex.org/s", 3, "c")))
+    assert multiwindow.closings(ones, 0, 3, stream) == [1, 3, 3]
+    assert [str(s).rsplit("/", 1)[1] for s, _, _ in multiwindow.content(stream, ones, 0, 3, "[o,c)")] == ["c"]
+
+
+def test_count_t0_any_enumerates_the_count_windows_positions_beside_the_time_windows_t0():
+    stream = Stream((on("http://ex.org/s", 1, "a"), on("http://ex.org/s", 3, "b")))
+    combos, exhaustive = multiwindow.t0_candidates(stream, MultiWindowSpec((W1, WC)), Profile(t0=0, count_t0="any"), [])
+    assert exhaustive and [c[WC.name] for c in combos] == [-1, 0, 1] and {c[W1.name] for c in combos} == {0}
+
+
+def test_closes_of_evaluates_at_the_designated_windows_closes_only():
+    zero = {W1.name: 0, W2.name: 0}
+    assert multiwindow.instants(MultiWindowSpec((W1, W2), "closes-of", W2.name), zero, 5) == [6, 9]
+    assert multiwindow.instants(MultiWindowSpec((W1, W2), "closes-of", W1.name), zero, 5) == [4, 6, 8]
+    with pytest.raises(ValueError, match="no window of that name"):
+        MultiWindowSpec((W1, W2), "closes-of", "http://ex.org/nope")
+
+
+# -- evaluation instants as a profile dimension -----------------------------------------------------------
+
+def policy_engine(instants: str):
+    """The reference engine evaluating every multi-window query by one policy of its own, whatever the
+    query says — and declaring no policy, so the oracle must find it."""
+    from dataclasses import replace as with_
+
+    from engines.reference import ReferenceEngine
+
+    class OwnPolicy(ReferenceEngine):
+        def run(self, request):
+            return super().run(with_(request, window=request.window.under(instants)))
+
+        def info(self):
+            info = super().info()
+            return with_(info, profile={k: v for k, v in info.profile.items() if k != "instants"})
+    return OwnPolicy()
+
+
+def test_an_engine_that_declares_no_policy_is_judged_under_each_and_the_explaining_one_named():
+    from conformance.cases import load_corpus
+    from conformance.harness import run_case
+
+    case = next(c for c in load_corpus(ROOT / "cases") if c.id == "mw.two-widths-one-stream")
+    assert case.window.instants is None  # the case leaves the policy to the engine
+    engine = policy_engine("all-close")
+    result = run_case(case, engine, engine.info())
+    assert result.verdict == "PASS" and any("explained by instants all-close" in n for n in result.notes), result.notes
+    # declaring any-close while evaluating all-close is a deviation
+    from engines.reference import ReferenceEngine
+    result = run_case(case, engine, ReferenceEngine().info())
+    assert result.verdict == "FAIL"
+
+
+def test_a_case_that_states_its_instants_fixes_them_whatever_the_engine_declares():
+    from conformance.cases import load_corpus
+    from conformance.harness import run_case
+
+    case = next(c for c in load_corpus(ROOT / "cases") if c.id == "mw.two-widths-all-close")
+    engine = policy_engine("any-close")
+    result = run_case(case, engine, engine.info())
+    assert result.verdict == "FAIL" and "all-close" in result.reason
+
+
+def test_count_windows_among_several_render_in_cqels_and_are_inexpressible_in_rspql():
+    r2r = "SELECT ?s WHERE { GRAPH <http://ex.org/wc> { ?s ?p ?o } }"
+    last3 = NamedWindow("http://ex.org/wc", "http://ex.org/s", None, 1, 3)
+    text = render("cqels", r2r, "http://ex.org/s", MultiWindowSpec((last3,)), "rstream")
+    assert "STREAM <http://ex.org/s> [TRIPLES 3] {" in text
+    with pytest.raises(Inexpressible, match="slides by one triple"):
+        render("cqels", r2r, "http://ex.org/s", MultiWindowSpec((WC,)), "rstream")
+    with pytest.raises(Inexpressible, match="RSP-QL writes time-based windows only"):
+        render("rspql", r2r, "http://ex.org/s", MultiWindowSpec((W1, last3)), "rstream")
+
+
+def test_the_protocol_message_carries_count_windows_and_instants_only_when_the_case_states_them():
+    from engines.command import window_message
+
+    message = window_message(MultiWindowSpec((W1, WC)))
+    assert message == {"windows": [{"name": W1.name, "stream": W1.stream, "range": 4, "slide": 2},
+                                   {"name": WC.name, "stream": WC.stream, "count": 2, "slide": 2}]}
+    assert window_message(MultiWindowSpec((W1, W2), "closes-of", W2.name))["instants"] == {"closes-of": W2.name}
+
+
+def test_merged_windows_render_as_c_sparql_from_stream_clauses_and_nowhere_else():
+    """C-SPARQL merges its FROM STREAM windows into the default graph: a case that merges renders there,
+    one FROM STREAM per window, and is inexpressible in the dialects that read each window apart."""
+    r2r = "SELECT ?s WHERE { ?s ?p ?o }"
+    merged = MultiWindowSpec((NamedWindow("http://ex.org/w1", "http://ex.org/a", 5000, 5000),
+                              NamedWindow("http://ex.org/w2", "http://ex.org/b", 10000, 5000)), merged=True)
+    text = render("csparql", r2r, "http://ex.org/a", merged, "rstream")
+    assert "FROM STREAM <http://ex.org/a> [RANGE 5s STEP 5s]\nFROM STREAM <http://ex.org/b> [RANGE 10s STEP 5s]" in text
+    assert text.startswith("REGISTER QUERY q AS") and "GRAPH" not in text
+    for dialect in ("rspql", "cqels"):
+        with pytest.raises(Inexpressible, match="merges its windows into the default graph"):
+            render(dialect, r2r, "http://ex.org/a", merged, "rstream")
+    with pytest.raises(Inexpressible, match="C-SPARQL merges its windows"):
+        render("csparql", "SELECT ?s WHERE { GRAPH <http://ex.org/w1> { ?s ?p ?o } }", "http://ex.org/a",
+               MultiWindowSpec(merged.windows), "rstream")
+
+
+def test_merged_windows_are_one_rdf_graph_in_the_oracles_dataset():
+    a = (iri("a"), iri("v"), num(1))
+    ds = multiwindow.dataset(Stream(()), {"http://ex.org/w1": [a], "http://ex.org/w2": [a]}, merged=True)
+    assert len(ds) == 1 and not [g for g in ds.graphs() if str(g.identifier).startswith("http://ex.org/w")]

@@ -174,6 +174,9 @@ def test_a_deduplicating_recorder_is_judged_as_set_when_its_manifest_says_so(tmp
     ("mw.two-streams-join", {"windows": {"http://ex.org/wt": {"range": "20ms", "slide": "10ms"}}},
      "wt=20ms/10ms"),
     ("count.sliding", {"count": 2, "slide": 2}, "count=2/2"),
+    ("mw.count-windows-two-streams", {"windows": {"http://ex.org/wt": {"count": 3, "slide": 3}}}, "wt=count3/3"),
+    ("mw.two-widths-one-stream", {"windows": {"http://ex.org/w1": {"range": "5ms", "slide": "5ms"}},
+                                  "instants": {"closes-of": "http://ex.org/w2"}}, "w1=5ms/5ms,instants=closes-of-w2"),
 ])
 def test_multi_window_and_count_window_recordings_are_judged_as_their_variant(tmp_path, case_id, window, shown):
     """A manifest may say a recording was made with other named-window widths or another count window:

@@ -251,13 +251,15 @@ def multi(spark, quads: DataFrame, arrived: list[Arrived], spec, t0: int, defaul
             continue
         for w in spec.windows:
             span = latest(w, spans_of[w.name], t0, t)
-            if span is not None:
-                spans.append((k, URIRef(w.name).n3(), w.stream, span[1], span[2], span[3]))
+            if span is not None:  # merged (C-SPARQL): every window in the default graph, ''
+                spans.append((k, "" if spec.merged else URIRef(w.name).n3(), w.stream, span[1], span[2], span[3]))
     if spans:
         streams = spark.createDataFrame([(f, a.t, a.stream or default_stream) for f, a in enumerate(arrived)], STREAMS)
         windowed = (matchable(quads, algebra).join(streams, "f").join(spark.createDataFrame(spans, SPANS), "stream")
                     .where("(__by = 't' AND __open <= t AND t < __close) OR (__by = 'f' AND __open <= f AND f <= __close)")
                     .selectExpr("s", "p", "o", K, G))
+        if spec.merged:  # an RDF merge: a triple two windows (or two elements) hold is in the graph once
+            windowed = windowed.distinct()
     else:
         windowed = empty_windowed(spark, graphs=True)
     return evaluate_new(spark, windowed, static, algebra, [(t, t) for t in instants], done, graphs=True)
