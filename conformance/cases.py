@@ -126,7 +126,11 @@ def read_family(path: Path) -> dict:
         err = min(errors, key=lambda e: -len(e.absolute_path))
         line = _line_of(node, list(err.absolute_path))
         expected = err.message
-        if err.absolute_path and err.absolute_path[-1] in DURATION_FIELDS:
+        where_said = err.validator_value if err.validator == "not" else err.schema
+        said = where_said.get("description") if isinstance(where_said, dict) else None
+        if said and err.validator in ("type", "minimum", "not"):  # the schema says what is wanted there
+            expected = f"{err.instance!r}: {said}" if err.validator != "not" else said
+        elif err.absolute_path and err.absolute_path[-1] in DURATION_FIELDS:
             expected = f"{err.instance!r} is not a duration; write {durations.EXPECTED}"
         if err.validator == "additionalProperties":
             expected += " — remove it or check its spelling against conformance/schema/case.schema.json"

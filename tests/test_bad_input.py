@@ -104,6 +104,32 @@ def test_a_window_that_is_no_duration_says_what_to_write(tmp_path, value):
                                    "duration like 5s, 500ms, 1m or PT5S (or an integer number of milliseconds)")
 
 
+@pytest.mark.parametrize("old, new, message", [
+    ('"http://ex.org/wt": {stream: "http://ex.org/temp", count: 2, slide: 2}',
+     '"http://ex.org/wt": {stream: "http://ex.org/temp", count: 2, slide: 2ms}',
+     "field cases[{i}].query.windows.http://ex.org/wt.slide: '2ms': a count window slides by a number of units of "
+     "its stream: write an integer (a time window takes range and a duration)"),
+    ('"http://ex.org/wt": {stream: "http://ex.org/temp", count: 2, slide: 2}',
+     '"http://ex.org/wt": {stream: "http://ex.org/temp", count: 2, range: 5ms, slide: 2}',
+     "field cases[{i}].query.windows.http://ex.org/wt: a window has a count (a count window) or a range (a time "
+     "window), not both: remove one"),
+    ('instants: {closes-of: "http://ex.org/w2"}', 'instants: {closes-of: "http://ex.org/w9"}',
+     "query.windows: instants closes-of http://ex.org/w9: no window of that name; the windows are "
+     "http://ex.org/w1, http://ex.org/w2"),
+])
+def test_a_named_window_or_instants_that_cannot_be_says_what_to_write(tmp_path, old, new, message):
+    from conformance.cases import CaseFileError, load_corpus
+
+    text = (ROOT / "cases" / "multi-window.yaml").read_text()
+    assert old in text
+    (tmp_path / "mw.yaml").write_text(text.replace(old, new, 1))
+    ids = [line.split("id: ")[1] for line in text.splitlines() if line.startswith("  - id: ")]
+    i = ids.index("count-windows-two-streams")
+    with pytest.raises(CaseFileError) as err:
+        load_corpus(tmp_path)
+    assert str(err.value).endswith(message.format(i=i)), str(err.value)
+
+
 def test_lint_reports_every_problem_of_every_case_and_counts_them(tmp_path, capsys):
     bags = (ROOT / "cases" / "bags.yaml").read_text()
     (tmp_path / "bags.yaml").write_text(
