@@ -257,7 +257,13 @@ def test_the_case_page_says_each_kind_of_window_in_words():
     assert site.window_text(cases["count.tumbling"]).startswith("count window: the last 2 units, sliding by 2")
     assert site.window_text(cases["tad.reification-periodic"]) == "time-annotated data, evaluated every 4 ms"
     assert site.window_text(cases["mw.two-widths-all-close"]).startswith(
-        "several windows (all-close): <http://ex.org/w1> over <http://ex.org/s>: range 5 ms, slide 5 ms")
+        "several windows (evaluated at all-close): <http://ex.org/w1> over <http://ex.org/s>: range 5 ms, slide 5 ms")
+    assert site.window_text(cases["mw.count-windows-two-streams"]).startswith(
+        "several windows (evaluated when the engine's profile says): <http://ex.org/wt> over <http://ex.org/temp>: "
+        "the last 2 units, sliding by 2")
+    assert site.window_text(cases["mw.merged-two-widths-one-stream"]).startswith("several windows merged into the "
+                                                                                 "default graph")
+    assert "evaluated whenever <http://ex.org/w2> closes" in site.window_text(cases["mw.closes-of-one-window"])
     assert site.window_text(cases["seed002.fig1"]).startswith("time window: range 10 ms, slide 10 ms")
 
 

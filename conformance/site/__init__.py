@@ -75,8 +75,13 @@ def window_text(case) -> str:
     """The case's window (or S2R) in words, for each kind the corpus has."""
     w = case.window
     if hasattr(w, "windows"):
-        parts = [f"<{x.name}> over <{x.stream}>: range {x.range} ms, slide {x.slide} ms" for x in w.windows]
-        return f"several windows ({w.instants}): " + "; ".join(parts)
+        parts = [f"<{x.name}> over <{x.stream}>: " + (f"the last {x.count} units, sliding by {x.slide}"
+                                                       if x.count is not None else
+                                                       f"range {x.range} ms, slide {x.slide} ms") for x in w.windows]
+        when = (f"evaluated whenever <{w.driver}> closes" if w.instants == "closes-of" else
+                f"evaluated at {w.instants}" if w.instants else "evaluated when the engine's profile says")
+        return (f"several windows{' merged into the default graph' if w.merged else ''} ({when}): "
+                + "; ".join(parts))
     if hasattr(w, "every"):
         return ("time-annotated data, evaluated at each change of the valid set" if w.every is None
                 else f"time-annotated data, evaluated every {w.every} ms")
