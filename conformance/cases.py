@@ -186,17 +186,12 @@ def _one(data: dict, index: int, params: dict, path: Path) -> Case:
     where = f"{path}: cases[{index}] ({base_id})"
     query = _substitute(raw["query"], params, where)
     try:
-        spec = query.get("window", {})
         if "windows" in query:
             window = MultiWindowSpec.from_instants(
                 tuple(named_window(name, w["stream"], w) for name, w in query["windows"].items()),
                 query.get("instants"), bool(query.get("merge_windows", False)))
-        elif "count" in spec:
-            window = CountWindowSpec(int(spec["count"]), int(spec["slide"]))
-        elif "validity" in spec:
-            window = ValiditySpec(parse_duration(spec["every"]) if spec["validity"] == "periodic" else None)
         else:
-            window = WindowSpec(parse_duration(spec["range"]), parse_duration(spec["slide"]))
+            window = one_window(query["window"])
     except ValueError as exc:
         raise CaseFileError(f"{where}: query.{'windows' if 'windows' in query else 'window'}: {exc}") from exc
     suffix = "[" + ",".join(f"{n}={_show(params[n])}" for n in params) + "]" if params else ""
@@ -264,6 +259,16 @@ def variant(case: Case, params: dict | None = None, window: dict | None = None, 
     return case if out.id == case.id else replace(out, variant_of=case.id)
 
 
+def one_window(spec: dict):
+    """The one window as a case or a manifest writes it: a time window ``{range, slide}``, a count window
+    ``{count, slide}``, or the instants of time-annotated data ``{validity, every}``."""
+    if "count" in spec:
+        return CountWindowSpec(int(spec["count"]), int(spec["slide"]))
+    if "validity" in spec:
+        return ValiditySpec(parse_duration(spec["every"]) if spec["validity"] == "periodic" else None)
+    return WindowSpec(parse_duration(spec["range"]), parse_duration(spec["slide"]))
+
+
 def named_window(name: str, stream: str, w: dict) -> NamedWindow:
     """One named window as a case or a manifest writes it: ``{range, slide}`` (durations) or ``{count,
     slide}`` (units of its stream)."""
@@ -291,8 +296,6 @@ def recorded_window(case: Case, window: dict):
     """The window a recording states it was made with (a replay manifest's ``window``): a time window
     ``{range, slide}``, a count window ``{count, slide}``, or the case's named windows with other widths
     ``{windows: {name: {range, slide}}, instants}`` (each over the stream the case gives it)."""
-    if "count" in window:
-        return CountWindowSpec(int(window["count"]), int(window["slide"]))
     if "windows" in window:
         own = {w.name: w for w in case.window.windows} if isinstance(case.window, MultiWindowSpec) else {}
         stranger = sorted(set(window["windows"]) - set(own))
@@ -303,7 +306,7 @@ def recorded_window(case: Case, window: dict):
         return MultiWindowSpec.from_instants(tuple(given.get(name, w) for name, w in own.items()),
                                              window.get("instants", case.window.instants_message()),
                                              case.window.merged)
-    return WindowSpec(parse_duration(window["range"]), parse_duration(window["slide"]))
+    return one_window(window)
 
 
 @functools.lru_cache(maxsize=1024)

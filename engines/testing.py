@@ -8,6 +8,8 @@ engine to the failure pattern (``oracle.explain.FINDINGS``) the kit must name fo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rdflib import Literal
 
 from engines import r2s as engine_r2s
@@ -124,7 +126,6 @@ class NoEmptyAggregateEngine(ReferenceEngine):
         return kind, current
 
 
-#: each fault engine and the failure pattern the kit must name for it
 class CountOverrunEngine(ReferenceEngine):
     """Count windows one unit too wide: each holds N + 1 elements from its start and so closes one element
     late (an off-by-one in the count), while declaring the case's window."""
@@ -173,9 +174,6 @@ class OneWindowEngine(ReferenceEngine):
         return request.window.windows[0]
 
 
-#: the faults judged on the count-window and time-annotated families (tests/test_fault_engines.py)
-COUNT_FAULTS = {CountOverrunEngine: "count"}
-VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions"}
 class EveryCloseEngine(ReferenceEngine):
     """Evaluates a content-change query at every window close, also where no window's content changed."""
 
@@ -213,13 +211,15 @@ class UnmergedEngine(ReferenceEngine):
     name = "testing-unmerged"
 
     def run(self, request):
-        from dataclasses import replace
-
         if isinstance(request.window, MultiWindowSpec) and request.window.merged:
             request = replace(request, window=replace(request.window, merged=False))
         return super().run(request)
 
 
+#: each fault engine and the failure pattern the kit must name for it (tests/test_fault_engines.py): on
+#: the count-window, time-annotated and multi-window families, and on the rest of the corpus
+COUNT_FAULTS = {CountOverrunEngine: "count"}
+VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions"}
 MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", EveryCloseEngine: "every-close", AnyCloseEngine: "any-close",
                        SharedCountEngine: "shared-count", UnmergedEngine: "unmerged"}
 

@@ -125,8 +125,10 @@ class CountWindowSpec:
             raise ValueError(f"window count and slide must be positive, got {self.count}/{self.slide}")
 
 
-#: when a query over several windows is evaluated (:class:`MultiWindowSpec`)
-INSTANTS = ("any-close", "all-close", "content-change", "closes-of")
+#: when a query over several windows is evaluated (:class:`MultiWindowSpec`): the policies that need no
+#: argument, and ``closes-of`` (one designated window's closes; as a profile value ``closes-of:<window>``)
+POLICIES = ("any-close", "all-close", "content-change")
+INSTANTS = POLICIES + ("closes-of",)
 
 
 @dataclass(frozen=True)
@@ -201,7 +203,7 @@ class MultiWindowSpec:
 
     def policies(self) -> list[str]:
         """Every evaluation-instant policy a query over these windows admits (as profile values)."""
-        return ["any-close", "all-close", "content-change"] + [f"closes-of:{w.name}" for w in self.windows]
+        return list(POLICIES) + [f"closes-of:{w.name}" for w in self.windows]
 
     def under(self, policy: str | None) -> "MultiWindowSpec":
         """These windows evaluated under a profile's policy (None: the case's own, else any-close)."""
@@ -268,8 +270,8 @@ class Profile:
         if not (self.count_t0 in (None, "any") or (isinstance(self.count_t0, int)
                                                   and not isinstance(self.count_t0, bool))):
             problems.append(f"count_t0 must be an integer (a position) or 'any', got {self.count_t0!r}")
-        if not (self.instants is None or self.instants in INSTANTS[:3] or str(self.instants).startswith("closes-of:")):
-            problems.append(f"instants must be one of {', '.join(INSTANTS[:3])} or closes-of:<window IRI>, "
+        if not (self.instants is None or self.instants in POLICIES or str(self.instants).startswith("closes-of:")):
+            problems.append(f"instants must be one of {', '.join(POLICIES)} or closes-of:<window IRI>, "
                             f"got {self.instants!r}")
         if self.t0_range is not None:
             lo, hi = self.t0_range

@@ -247,8 +247,9 @@ def shown(t0s: dict[str, int]) -> str:
 def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, actual, how: str,
           evaluator: str = "rdflib"):
     """The verdict (:func:`oracle.verdict.fixed` for each per-window t0 combination: one for a fixed t0,
-    every combination for ``t0: any``); a FAIL whose whole output is that of an engine giving every
-    window the first window's content names that fault."""
+    every combination for ``t0: any``); a FAIL whose whole output is that of one of the faults tried
+    (every window read as the first, one counting sequence for all streams, windows not merged,
+    evaluation at every close) names that fault."""
     from oracle.verdict import fixed
 
     spec = spec.under(profile.instants)

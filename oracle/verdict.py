@@ -443,8 +443,8 @@ def _t0_beyond_stream(stream: Stream, candidates) -> str | None:
 
 def fixed(expected_reports: list[Report], actual: list[ObservedReport], how: str, form: str, profile: Profile,
           stream: Stream, basis: str, faults=()) -> CaseVerdict:
-    """The verdict where the semantics leave nothing to enumerate (time-annotated data, several windows
-    at fixed t0): PASS iff the reports are exactly the oracle's.  ``basis`` says, in the reason, what
+    """The verdict under one profile where nothing is left to enumerate (time-annotated data, several
+    windows at one per-window t0 combination): PASS iff the reports are exactly the oracle's.  ``basis`` says, in the reason, what
     fixed the evaluation instants.  ``faults``: ``(finding, what the engine does, its reports)`` tried in
     order on a FAIL (the reports computed only then); each that reproduces the whole output is named (two
     that do are both named: the case cannot tell them apart)."""
@@ -489,7 +489,7 @@ def over_profiles(semantics, stream: Stream, window, query: str, space: ProfileS
 
 
 def fixed_semantics(window):
-    """The module that judges a window kind whose evaluation instants nothing leaves open
+    """The module that judges a window kind without t0 classes, one profile at a time (:func:`over_profiles`)
     (:mod:`oracle.validity`, :mod:`oracle.multiwindow`: ``expected`` and ``check`` with one signature),
     or None for the windows :func:`check` enumerates."""
     from oracle import multiwindow, validity

@@ -168,6 +168,12 @@ def count_instances(window, arrived, default_stream: str) -> list[tuple[int, int
     return out
 
 
+def time_span(window, t0: int, k: int) -> tuple:
+    """Time window instance k as a span (see :func:`closes`): (its close, [o, c), ``t``)."""
+    o = t0 + k * window.slide
+    return (o + window.range, o, o + window.range, "t")
+
+
 def closes(spec, t0: int, arrived, default_stream: str) -> dict[str, list]:
     """Each window's instances that have closed or will close: a time window's [o, c) for every
     instance started by the last element, a count window's filled ones — as (close, open, close-or-last
@@ -178,8 +184,7 @@ def closes(spec, t0: int, arrived, default_stream: str) -> dict[str, list]:
         if w.count is not None:
             out[w.name] = [(c, a, b, "f") for c, a, b in count_instances(w, arrived, default_stream)]
         else:
-            out[w.name] = [(t0 + k * w.slide + w.range, t0 + k * w.slide, t0 + k * w.slide + w.range, "t")
-                           for k in range((last - t0) // w.slide + 1)]
+            out[w.name] = [time_span(w, t0, k) for k in range((last - t0) // w.slide + 1)]
     return out
 
 
@@ -199,8 +204,7 @@ def latest(window, spans: list, t0: int, t: int):
     filled instances (of several closed at one time, the last)."""
     if window.count is None:
         n = (t - t0 - window.range) // window.slide
-        o = t0 + n * window.slide
-        return None if n < 0 else (o + window.range, o, o + window.range, "t")
+        return None if n < 0 else time_span(window, t0, n)
     closed = [span for span in spans if span[0] <= t]
     return closed[-1] if closed else None
 
