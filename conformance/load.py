@@ -20,9 +20,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import jsonschema
-import yaml
 
 from conformance.durations import parse_duration
+from engines.yamlfile import checked_yaml
 
 SCHEMA = Path(__file__).resolve().parent / "schema" / "experiment.schema.json"
 REPORT_SCHEMA = Path(__file__).resolve().parent / "schema" / "load.schema.json"
@@ -47,17 +47,7 @@ class Experiment:
 
 
 def read_experiment(path: Path) -> Experiment:
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ExperimentError(f"{path}: cannot read the experiment config ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise ExperimentError(f"{path}: not valid YAML: {exc}") from None
-    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.path))
-    if errors:
-        where = "/".join(str(p) for p in errors[0].path) or "(top level)"
-        raise ExperimentError(f"{path}: field {where}: {errors[0].message} (schema: {SCHEMA.name}; see docs/load.md)")
+    data = checked_yaml(path, SCHEMA, ExperimentError, "the experiment config", see="docs/load.md")
 
     def seconds(key: str, default: float) -> float:
         if key not in data:

@@ -34,11 +34,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import jsonschema
-import yaml
-
 from engines import jsonl
 from engines.contract import EngineInfo, RunRequest, Unsupported
+from engines.yamlfile import checked_yaml
 from oracle.model import ObservedReport
 
 SCHEMAS = Path(__file__).resolve().parent.parent.parent / "conformance" / "schema"
@@ -57,19 +55,7 @@ class RecordingError(ValueError):
 
 
 def load_manifest(path: Path) -> dict:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ManifestError(f"{path}: cannot read the manifest ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise ManifestError(f"{path}: not valid YAML: {exc}") from None
-    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.path))
-    if errors:
-        first = errors[0]
-        where = "/".join(str(p) for p in first.path) or "(top level)"
-        raise ManifestError(f"{path}: field {where}: {first.message} (schema: {SCHEMA.name})")
-    return data
+    return checked_yaml(path, SCHEMA, ManifestError, "the manifest")
 
 
 def base_id(case_id: str) -> str:
