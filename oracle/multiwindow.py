@@ -266,28 +266,25 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
             return verdict
         if best is None or verdict.best.mean_f1 > best.best.mean_f1:
             best, best_t0s = verdict, t0s
+    from oracle.explain import FINDINGS
+
+    def at_best(spec=spec, cache=cache, **fault):
+        """The oracle's reports at the closest t0s, for an engine with ``fault`` (none: the right ones)."""
+        return expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r, cache=cache, **fault)
     faults = [("one-window", f"gives every window the content of the first one ({spec.windows[0].name})",
-               lambda: expected(stream, spec, query, profile, one_window=True, t0s=best_t0s, r2r=r2r, cache=cache))
-              ] if len(spec.windows) > 1 else []
+               lambda: at_best(one_window=True))] if len(spec.windows) > 1 else []
     if any(w.count is not None for w in spec.windows) and len({w.stream for w in spec.windows}) > 1:
-        faults.append(("shared-count", "counts the elements of every stream in one sequence, not each count window's "
-                       "own stream's", lambda: expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r,
-                                                        cache=cache, shared=True)))
+        faults.append(("shared-count", FINDINGS["shared-count"], lambda: at_best(shared=True)))
     if spec.merged:
         faults.append(("unmerged", "reads each window as a named graph, not merged into the default graph",
-                       lambda: expected(stream, replace(spec, merged=False), query, profile, t0s=best_t0s, r2r=r2r,
-                                        cache={})))
+                       lambda: at_best(spec=replace(spec, merged=False), cache={})))
     if spec.instants == "closes-of":
         faults.append(("any-close", f"evaluates whenever any window closes, not only when {spec.driver} does",
-                       lambda: expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r, cache=cache,
-                                        every_close=True)))
+                       lambda: at_best(every_close=True)))
     if spec.instants == "content-change":
-        faults.append(("every-close", "evaluates whenever a window closes, also where no window's content changed",
-                       lambda: expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r, cache=cache,
-                                        every_close=True)))
-    verdict = fixed(expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r, cache=cache), actual, how, r2r.form,
-                    profile, stream, basis + (f" at the closest t0 {shown(best_t0s)}" if len(combos) > 1 else ""),
-                    faults)
+        faults.append(("every-close", FINDINGS["every-close"], lambda: at_best(every_close=True)))
+    verdict = fixed(at_best(), actual, how, r2r.form, profile, stream,
+                    basis + (f" at the closest t0 {shown(best_t0s)}" if len(combos) > 1 else ""), faults)
     if len(combos) > 1:
         verdict.notes.append(f"no per-window t0 combination explains the output: {len(combos)} tried"
                              + ("" if exhaustive else f" (not every combination: more than {EXHAUSTIVE}; those the "
