@@ -188,11 +188,12 @@ def closes(spec, t0: int, arrived, default_stream: str) -> dict[str, list]:
     return out
 
 
-def multi_instants(spec, t0: int, arrived, default_stream: str) -> list[int]:
+def multi_instants(spec, t0: int, arrived, default_stream: str, spans_of: dict | None = None) -> list[int]:
     """The closes a multi-window query is evaluated at: whenever one of its windows closes (any-close and
     content-change, which :func:`on_change` then thins out), when all do at once (all-close), or when the
-    designated window does (closes-of)."""
-    times = {name: {c for c, *_ in spans} for name, spans in closes(spec, t0, arrived, default_stream).items()}
+    designated window does (closes-of).  ``spans_of``: :func:`closes`, when the caller has it already."""
+    spans_of = closes(spec, t0, arrived, default_stream) if spans_of is None else spans_of
+    times = {name: {c for c, *_ in spans} for name, spans in spans_of.items()}
     if spec.instants == "closes-of":
         return sorted(times[spec.driver])
     return sorted(set.intersection(*times.values()) if spec.instants == "all-close" else set().union(*times.values()))
@@ -245,7 +246,7 @@ def multi(spark, quads: DataFrame, arrived: list[Arrived], spec, t0: int, defaul
     last = arrived[-1].t
     spans_of = closes(spec, t0, arrived, default_stream)
     counting = any(w.count is not None for w in spec.windows)
-    instants = [t for t in multi_instants(spec, t0, arrived, default_stream)
+    instants = [t for t in multi_instants(spec, t0, arrived, default_stream, spans_of)
                 if ended or t < last or (t == last and not counting)]
     if spec.instants == "content-change":
         instants = on_change(spec, t0, instants, arrived, default_stream, spans_of)
