@@ -58,21 +58,19 @@ def vm_hwm_mb() -> int:
 
 def one_size(triples: int, rdflib_windows: int, spark: bool) -> list[dict]:
     """Every measurement at one size, in this process."""
-    from conformance.generate import stream
-    from oracle.model import Profile, WindowSpec
+    from oracle.model import WindowSpec
     from oracle.executors import make
     from oracle.r2r import R2R
-    from oracle.secret import simulate
     from spark_replay import QUERIES
+    from workload import contents as window_contents, yabench
 
     stations = max(1, round(triples / (7 * 30)))
     started = time.perf_counter()
-    s = stream("yabench", stations=stations, interval=1000, duration=30000, seed=1430236906)
+    s = yabench(stations)
     generated = time.perf_counter() - started
     count = sum(len(e.triples) for e in s.elements)
     rows = []
     sliding_large = os.environ.get("RSPCONF_BENCH_SLIDING_LARGE") == "1"
-    profile = Profile(t0=0, tick="time-driven", end_of_stream="flush")
     executors = [("threads", make("threads:2"))] + ([("spark", make("spark"))] if spark else [])
     plans = [("filter", WindowSpec(5000, 5000), (0,)), ("aggregate", WindowSpec(5000, 5000), (0,)),
              ("filter, sliding 5/1 s", WindowSpec(5000, 1000), (0, 250, 500, 750))]
@@ -80,7 +78,7 @@ def one_size(triples: int, rdflib_windows: int, spark: bool) -> list[dict]:
         plans = plans[:2]  # 120 windows of 1.75 M triples each at 10^7: run it with --sliding-large
     for name, window, t0s in plans:
         query_text = QUERIES[QUERY_NAMES[name.split(",")[0]]]
-        contents = list(dict.fromkeys(trig.content for t0 in t0s for trig in simulate(s, window, profile, t0)))
+        contents = window_contents(s, window, t0s)
         judged = count * len(t0s)
         row = {"triples": count, "stations": stations, "query": name, "windows": len(contents), "gen": generated}
         for evaluator in ("oxigraph", "auto"):

@@ -28,17 +28,14 @@ from spark_replay import QUERIES  # noqa: E402
 def measure(stations: int, slide: int, t0s: list[int]) -> dict:
     import pyoxigraph as ox
 
-    from conformance.generate import stream
     from oracle.evaluators import plain
-    from oracle.model import Profile, WindowSpec
+    from oracle.model import WindowSpec
     from oracle.r2r import R2R
-    from oracle.secret import simulate
+    from workload import yabench, contents as window_contents
 
-    s = stream("yabench", stations=stations, interval=1000, duration=30000, seed=1430236906)
+    s = yabench(stations)
     triples = sum(len(e.triples) for e in s.elements)
-    profile = Profile(t0=0, tick="time-driven", end_of_stream="flush")
-    contents = list(dict.fromkeys(trigger.content for t0 in t0s
-                                  for trigger in simulate(s, WindowSpec(5000, slide), profile, t0)))
+    contents = window_contents(s, WindowSpec(5000, slide), t0s)
     r2r = R2R(QUERIES["filter (Q1)"], s, "oxigraph")
     started = time.perf_counter()
     per_window = [r2r.evaluate(c) for c in contents]

@@ -46,15 +46,13 @@ def measure(stations: int, query: str) -> list[tuple[str, float, str]]:
     global _SHARED
     import pyoxigraph as ox
 
-    from conformance.generate import stream
-    from oracle.model import Profile, WindowSpec
+    from oracle.model import WindowSpec
     from oracle.r2r import R2R
-    from oracle.secret import simulate
+    from workload import yabench, contents as window_contents
 
-    s = stream("yabench", stations=stations, interval=1000, duration=30000, seed=1430236906)
+    s = yabench(stations)
     triples = sum(len(e.triples) for e in s.elements)
-    profile = Profile(t0=0, tick="time-driven", end_of_stream="flush")
-    contents = list(dict.fromkeys(t.content for t in simulate(s, WindowSpec(5000, 5000), profile, 0)))
+    contents = window_contents(s, WindowSpec(5000, 5000))
     text = QUERIES[query]
     r2r = R2R(text, s, "oxigraph")
     answers = [r2r.evaluate(c) for c in contents]  # the first pass holds the stream
