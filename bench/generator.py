@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance.generate import stream  # noqa: E402
+from conformance.streams.generate import stream  # noqa: E402
 from tests.reference_generator import reference_stream  # noqa: E402
 
 

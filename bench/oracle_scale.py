@@ -26,7 +26,7 @@ content once). Columns:
   RSPCONF_BENCH_SLIDING_LARGE=1 (about 120 windows of 1.75 M triples at 10^7);
 - --memory: Q1 on 5 s tumbling windows over streams of 1,000 stations (35,000 triples a window) whose
   duration sets their length, each size and mode in a child process: ``held`` as a case runs (the
-  harness's Stream, the held text), ``streamed`` by oracle/streamed.py (read once, the open windows held);
+  harness's Stream, the held text), ``streamed`` by oracle/expected/streamed.py (read once, the open windows held);
   "answers" is a digest of every window's answer, the same in both modes;
 - with --spark, the Spark engine's replay of the same stream (YABench lines in a file parsed in the JVM;
   the best of 3 runs after one warm-up), for scale.
@@ -59,8 +59,8 @@ def vm_hwm_mb() -> int:
 def one_size(triples: int, rdflib_windows: int, spark: bool) -> list[dict]:
     """Every measurement at one size, in this process."""
     from oracle.model import WindowSpec
-    from oracle.executors import make
-    from oracle.r2r import R2R
+    from oracle.r2r.executors import make
+    from oracle.r2r.query import R2R
     from spark_replay import QUERIES
     from workload import contents as window_contents, yabench
 
@@ -111,7 +111,7 @@ def one_size(triples: int, rdflib_windows: int, spark: bool) -> list[dict]:
         inall = sum(len(e.triples) for c in contents for e in s.elements[c[0]:c[1]])
         row["rdflib"] = seconds * inall / max(1, sampled)
         row["rdflib_est"] = len(sample) < len(contents)
-        from oracle.r2r import same
+        from oracle.r2r.solutions import same
         row["agree"] = all(same(e, a) for e, a in zip(expected, answers))
         row["judged"] = judged
         rows.append(row)
@@ -129,10 +129,10 @@ MEMORY_STATIONS = 1000  # 7,000 triples a second: a 5 s window holds 35,000 trip
 def memory_one(triples: int, mode: str) -> dict:
     """Peak memory against stream length at a fixed window size: Q1 on 5 s tumbling windows from t0 = 0
     over a stream whose duration sets its length, ``held`` (the harness's Stream and the held text, as a
-    case runs) or ``streamed`` (oracle/streamed.py: read once, only the open windows held)."""
+    case runs) or ``streamed`` (oracle/expected/streamed.py: read once, only the open windows held)."""
     import hashlib
 
-    from conformance.generate import elements, stream
+    from conformance.streams.generate import elements, stream
     from oracle.model import Profile, WindowSpec
     from spark_replay import QUERIES
 
@@ -142,8 +142,8 @@ def memory_one(triples: int, mode: str) -> dict:
     window, digest, windows, count, largest = WindowSpec(5000, 5000), hashlib.sha256(), 0, 0, 0
     started = time.perf_counter()
     if mode == "held":
-        from oracle.r2r import R2R
-        from oracle.secret import simulate
+        from oracle.r2r.query import R2R
+        from oracle.s2r.secret import simulate
 
         s = stream("yabench", **params)
         r2r = R2R(query, s, "oxigraph")
@@ -154,7 +154,7 @@ def memory_one(triples: int, mode: str) -> dict:
             windows += 1
         count = sum(len(e.triples) for e in s.elements)
     else:
-        from oracle.streamed import expected_windows
+        from oracle.expected.streamed import expected_windows
 
         counted = []
 
@@ -202,7 +202,7 @@ def main() -> int:
     parser.add_argument("--spark", action="store_true")
     parser.add_argument("--memory", metavar="SIZES",
                         help="instead: peak memory against stream length (e.g. 1e6,1e7) at a fixed window, "
-                             "the stream held vs streamed (oracle/streamed.py)")
+                             "the stream held vs streamed (oracle/expected/streamed.py)")
     parser.add_argument("--one", type=float, help=argparse.SUPPRESS)  # internal: one size, JSON on stdout
     parser.add_argument("--mode", help=argparse.SUPPRESS)  # internal, with --one and --memory
     args = parser.parse_args()

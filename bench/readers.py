@@ -1,4 +1,4 @@
-"""Stream files read by the fast path (Oxigraph's parser, conformance/oxparse.py) against the slow readers
+"""Stream files read by the fast path (Oxigraph's parser, conformance/streams/oxparse.py) against the slow readers
 (the strict line reader; rdflib for TriG), side by side in one run, on YABench's generator written in each
 layout; the two streams are checked equal.
 
@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def main() -> int:
-    from conformance import oxparse, streams
-    from conformance.generate import write
+    from conformance.streams import oxparse, readers as streams
+    from conformance.streams.generate import write
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stations", type=int, default=1000)

@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from conformance.generate import write  # noqa: E402
+from conformance.streams.generate import write  # noqa: E402
 from oracle.model import WindowSpec  # noqa: E402
 
 PREFIX = ("PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>\n"
@@ -92,7 +92,7 @@ def baseline(path: Path, query: str, windows: int) -> tuple[float, int]:
     """rdflib per window: seconds for the first ``windows`` windows, and how many windows there are."""
     from rdflib import Graph
 
-    from conformance.ntriples import parse_line
+    from conformance.streams.ntriples import parse_line
 
     by_window: dict[int, list] = {}
     last = 0

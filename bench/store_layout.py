@@ -1,5 +1,5 @@
 """Issue 18 §2: how to hold the stream for Oxigraph — a fresh store per window (the oracle's way,
-oracle/held.py) against one store holding the whole stream once, a named graph per bucket of elements
+oracle/r2r/held.py) against one store holding the whole stream once, a named graph per bucket of elements
 between two window borders, each window queried over the union of its buckets (``default_graph``).
 
     python3 bench/store_layout.py [--stations 10000] [--sliding-stations 1000]
@@ -28,9 +28,9 @@ from spark_replay import QUERIES  # noqa: E402
 def measure(stations: int, slide: int, t0s: list[int]) -> dict:
     import pyoxigraph as ox
 
-    from oracle.evaluators import plain
+    from oracle.r2r.evaluators import plain
     from oracle.model import WindowSpec
-    from oracle.r2r import R2R
+    from oracle.r2r.query import R2R
     from workload import yabench, contents as window_contents
 
     s = yabench(stations)

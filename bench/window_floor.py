@@ -47,7 +47,7 @@ def measure(stations: int, query: str) -> list[tuple[str, float, str]]:
     import pyoxigraph as ox
 
     from oracle.model import WindowSpec
-    from oracle.r2r import R2R
+    from oracle.r2r.query import R2R
     from workload import yabench, contents as window_contents
 
     s = yabench(stations)
@@ -106,7 +106,7 @@ def measure(stations: int, query: str) -> list[tuple[str, float, str]]:
     started = time.perf_counter()
     expected = [rdf.evaluate(c) for c in contents]
     rows.insert(0, ("the rdflib evaluator", time.perf_counter() - started, ""))
-    from oracle.r2r import same
+    from oracle.r2r.solutions import same
     assert all(same(e, a) for e, a in zip(expected, answers)), "rdflib and Oxigraph disagree"
     print(f"{triples:,} triples, {len(contents)} windows, {query}; every answer equal to rdflib's")
     return rows

@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 def yabench(stations: int):
     """YABench's stream: 30 s at one reading per station a second (about 210 triples a station)."""
-    from conformance.generate import stream
+    from conformance.streams.generate import stream
 
     return stream("yabench", stations=stations, interval=1000, duration=30000, seed=1430236906)
 
@@ -20,7 +20,7 @@ def contents(s, window, t0s=(0,)) -> list[tuple[int, int]]:
     """The distinct contents (element index ranges) of ``window``'s instances from each t0, in the order
     the oracle meets them (time-driven, flushed at the end, as the profiles the kit judges)."""
     from oracle.model import Profile
-    from oracle.secret import simulate
+    from oracle.s2r.secret import simulate
 
     profile = Profile(t0=0, tick="time-driven", end_of_stream="flush")
     return list(dict.fromkeys(trigger.content for t0 in t0s for trigger in simulate(s, window, profile, t0)))

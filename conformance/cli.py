@@ -8,12 +8,45 @@ The conformance run itself is pytest: ``pytest conformance/ --engine NAME``.
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import shutil
 import sys
 from dataclasses import replace
+from itertools import islice
 from pathlib import Path
 
-from conformance import adapters, datapaths
-from conformance.durations import parse_duration
+from conformance.corpus import datapaths
+from conformance.corpus.cases import CaseFileError, DataMissing, expand, load_corpus, query_problem, read_family
+from conformance.corpus.handwritten import mismatches
+from conformance.load import experiment as load_mod
+from conformance.load.experiment import ExperimentError
+from conformance.results import diff as diff_mod
+from conformance.results import earl as earl_mod
+from conformance.results import matrixrun, runs
+from conformance.results import summary as summary_mod
+from conformance.results.matrixrun import ConfigError
+from conformance.results.runs import NotAligned, ReportError
+from conformance.run import adapters, checkadapter
+from conformance.run import reproduce as table2
+from conformance.site import pages as site
+from conformance.streams import readers as streams
+from conformance.streams.generate import GeneratorError, check, write
+from engines.contract import RunRequest, Unsupported
+from engines.dialects.parse import QuerySyntaxError, parse
+from engines.dialects.parse import parse as parse_continuous
+from engines.jsonl import report_line
+from engines.rspjs import versions
+from engines.spark import SparkEngine
+from engines.spark.session import session
+from oracle import profiles
+from oracle.durations import parse_duration
+from oracle.expected.multiwindow import t0_candidates
+from oracle.judge.verdict import candidate_t0s, fixed_semantics
+from oracle.model import CountWindowSpec, MultiWindowSpec, WindowSpec
+from oracle.r2r.query import R2R
+from oracle.s2r.counting import by_triple
+from oracle.s2r.secret import simulate
 
 LINT_REPORTS = 12
 STANDARD_PROFILES = {
@@ -27,17 +60,7 @@ STANDARD_PROFILES = {
 def lint(args) -> int:
     """Schema, unique ids, deterministic collection, hand-written expectations, oracle evaluation: every
     problem of every case, then a count (a bad file or case does not stop the others)."""
-    import logging
-    from itertools import islice
 
-    from conformance import profiles
-    from conformance.cases import CaseFileError, DataMissing, expand, read_family
-    from conformance.handwritten import mismatches
-    from oracle.counting import by_triple
-    from oracle.model import CountWindowSpec, MultiWindowSpec
-    from oracle.r2r import R2R
-    from oracle.secret import simulate
-    from oracle.verdict import candidate_t0s, fixed_semantics
 
     # rdflib logs a traceback for every ill-typed literal it meets (the corpus has some on purpose)
     logging.getLogger("rdflib").setLevel(logging.ERROR)
@@ -103,7 +126,6 @@ def lint(args) -> int:
                 try:
                     variant = next(profiles.space(declared, fixed, case.vary, window=case.window).variants())
                     if isinstance(case.window, MultiWindowSpec):  # one per-window t0 combination proves it runs
-                        from oracle.multiwindow import t0_candidates
 
                         t0s = t0_candidates(stream, case.window, variant, [])[0][0]
                         semantics.expected(stream, case.window, case.r2r, variant, t0s=t0s)
@@ -140,8 +162,6 @@ def lint(args) -> int:
 
 def written_texts(case) -> list[str]:
     """A query-syntax case's texts must mean its window and R2S (RSP-QL and C-SPARQL texts are read back)."""
-    from engines.continuous import QuerySyntaxError, parse
-
     problems = []
     for dialect, text in (case.query.get("text") or {}).items():
         if dialect == "cqels":
@@ -161,9 +181,6 @@ def written_texts(case) -> list[str]:
 def generate(args) -> int:
     """Write a generated stream: arguments checked before anything is written, and the output file
     replaced only once the whole stream is written (a failed run leaves an existing file as it was)."""
-    import os
-
-    from conformance.generate import GeneratorError, check, write
 
     try:
         params = {"interval": parse_duration(args.interval), "duration": parse_duration(args.duration),
@@ -203,14 +220,6 @@ def generate(args) -> int:
 
 def spark_run(args) -> int:
     """Run one continuous query on the Spark engine over a stream file; print reports as JSON Lines."""
-    from conformance import streams
-    from engines.continuous import QuerySyntaxError
-    from engines.continuous import parse as parse_continuous
-    from engines.contract import RunRequest, Unsupported
-    from engines.jsonl import report_line
-    from engines.spark import SparkEngine
-    from oracle.model import WindowSpec
-
     path = Path(args.stream)
     fmt = args.format or streams.guess_format(path)
     if not Path(args.query).is_file():
@@ -227,7 +236,6 @@ def spark_run(args) -> int:
         print(f"error: {args.query}: {exc}", file=sys.stderr)
         return 2
     query = continuous.r2r
-    from conformance.cases import query_problem
 
     problem = query_problem(query)
     if problem:
@@ -247,11 +255,9 @@ def spark_run(args) -> int:
         print("error: give --range and --slide, or a C-SPARQL/RSP-QL query with a window", file=sys.stderr)
         return 2
     r2s = args.r2s or continuous.r2s
-    import logging
 
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)  # PySpark logs the JVM's stack trace
     engine = SparkEngine(mode=args.mode, master=args.master, t0=args.t0)
-    from engines.spark.session import session
 
     session(args.master).sparkContext.setLogLevel("OFF")  # errors are said once, below, with file and line
     try:
@@ -289,8 +295,6 @@ def spark_run(args) -> int:
 
 def _first_bad_line(path: Path, fmt: str) -> str:
     """The first line the kit's own reader rejects, as 'file:line: why' (or the file, for a folder)."""
-    from conformance import streams
-
     try:
         streams.READERS[fmt](path)
     except streams.StreamInputError as bad:
@@ -303,8 +307,6 @@ def _first_bad_line(path: Path, fmt: str) -> str:
 def _unreadable_stream(path: Path, fmt: str, exc: Exception) -> int:
     """Spark failed to read a time stamp in ``path``: find the line with the kit's own reader, which
     names the file and the line, and say what a line must look like."""
-    from conformance import streams
-
     try:
         streams.READERS[fmt](path)
     except streams.StreamInputError as bad:
@@ -318,17 +320,13 @@ def _unreadable_stream(path: Path, fmt: str, exc: Exception) -> int:
 
 
 def check_adapter(args) -> int:
-    from conformance.checkadapter import check
-
     if args.data_root:
         datapaths.set_data_root(args.data_root)
-    return check(args.engine, adapters.parse_options(args.engine_option), Path(args.cases), args.timeout, sys.stdout)
+    return checkadapter.check(args.engine, adapters.parse_options(args.engine_option), Path(args.cases), args.timeout, sys.stdout)
 
 
 def load(args) -> int:
-    """A live load experiment (conformance/load.py): feed in wall-clock time, judge, write the report."""
-    from conformance import load as load_mod
-    from conformance.cases import load_corpus
+    """A live load experiment (conformance/load/experiment.py): feed in wall-clock time, judge, write the report."""
 
     if args.data_root:
         datapaths.set_data_root(args.data_root)
@@ -366,8 +364,6 @@ def load(args) -> int:
 
 
 def reproduce(args) -> int:
-    from conformance import reproduce as table2
-
     return table2.main(args)
 
 
@@ -375,8 +371,6 @@ def engines(args) -> int:
     for name, target in sorted(adapters.available().items()):
         print(f"{name:24} {target}")
     try:
-        from engines.rspjs import versions
-
         print(f"{'rsp-js@<version>':24} another pinned rsp-js release: {', '.join(versions())}")
     except OSError:
         pass
@@ -387,14 +381,10 @@ def engines(args) -> int:
 
 
 def _width() -> int | None:
-    import shutil
-
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
 def summary(args) -> int:
-    from conformance import diff as diff_mod
-    from conformance import runs, summary as summary_mod
 
     gathered = runs.gather(args.reports)
     if not gathered:
@@ -416,17 +406,12 @@ def summary(args) -> int:
 
 
 def diff(args) -> int:
-    from conformance import diff as diff_mod
-
     d = diff_mod.compare(Path(args.base), Path(args.head))
     print(diff_mod.render(d, args.format, args.show, _width() if args.format == "terminal" else None), end="")
     return 1 if args.fail_on_regression and diff_mod.regressed(d) else 0
 
 
 def earl(args) -> int:
-    from conformance import earl as earl_mod
-    from conformance import runs
-
     gathered = runs.gather(args.reports)
     if not gathered:
         return _usage(f"no run report in {', '.join(args.reports)}")
@@ -439,14 +424,10 @@ def earl(args) -> int:
 
 
 def matrix_run(args) -> int:
-    from conformance import matrixrun
-
     return matrixrun.run(Path(args.config), Path(args.out), args.date)
 
 
 def matrix_combine(args) -> int:
-    from conformance import runs, site
-
     gathered = runs.gather(args.reports)
     chosen, ids, notes = runs.align(gathered, args.align, args.keep_latest, args.allow_incomplete)
     doc = runs.matrix(chosen, ids, notes)
@@ -454,7 +435,6 @@ def matrix_combine(args) -> int:
     history = runs.gather(args.history) if args.history else []
     seen = {str(r.path.resolve()) for r in history}
     history += [r for r in chosen if str(r.path.resolve()) not in seen]
-    from conformance import load as load_mod
 
     written = site.build(doc, chosen, history, Path(args.output), load_mod.read_reports(args.loads))
     for note in notes:
@@ -477,7 +457,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cases", default=str(datapaths.PROJECT / "cases"))
     p.add_argument("-k", default=None, help="only cases whose id contains this")
     p.add_argument("-v", "--verbose", action="store_true")
-    p.add_argument("--large", action="store_true", help=argparse.SUPPRESS)  # large-stream cases are checked anyway (issue 18)
     p.set_defaults(func=lint)
 
     p = sub.add_parser("generate", help="write a deterministic generated stream")
@@ -586,9 +565,6 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=matrix_combine)
 
     args = parser.parse_args(argv)
-    from conformance.load import ExperimentError
-    from conformance.matrixrun import ConfigError
-    from conformance.runs import NotAligned, ReportError
 
     try:
         return args.func(args)

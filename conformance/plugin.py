@@ -10,15 +10,22 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from conformance import adapters, datapaths, expectations, report
-from conformance.cases import CaseFileError, load_corpus, variant
-from conformance.harness import CaseResult, run_case
-from conformance.progress import Progress
-from oracle.evaluators import EVALUATORS
+from conformance.corpus import datapaths
+from conformance.corpus.cases import CaseFileError, load_corpus, variant
+from conformance.load import experiment as load_mod
+from conformance.run import adapters, expectations, report
+from conformance.run.harness import CaseResult, run_case
+from conformance.run.progress import Progress
+from engines.command import kill_all
+from oracle.r2r.evaluators import EVALUATORS
+from oracle.r2r.executors import make
 
 KEY = "rspconf"
 
@@ -46,7 +53,7 @@ def pytest_addoption(parser):
                     help="where the oracle's window evaluations run: local (default, in process, one at a "
                          "time), threads[:N] (in process, every window of every candidate t0 on N threads, "
                          "default one per core), or spark (local[2], or spark:<master URL>): in Spark tasks, "
-                         "each with Oxigraph in the Python worker (oracle/executors.py)")
+                         "each with Oxigraph in the Python worker (oracle/r2r/executors.py)")
     group.addoption("--load", default=None, metavar="EXPERIMENT",
                     help="a live load run instead of the corpus: one test per load of the experiment config "
                          "(e.g. docs/examples/load/quick.yaml), fed in wall-clock time (docs/load.md); not with -n")
@@ -75,8 +82,6 @@ class Session:
     def executor(self):
         """The oracle's executor (``--oracle-executor``), made once per process so a Spark session is reused."""
         if not hasattr(self, "_executor"):
-            from oracle.executors import make
-
             self._executor = make(self.config.getoption("oracle_executor"))
         return self._executor
 
@@ -163,8 +168,6 @@ def pytest_configure(config):
     config._rspconf = Session(config)
     _ACTIVE.append(config._rspconf)
     if config.getoption("load", None):
-        from conformance import load as load_mod
-
         try:
             config._rspconf.experiment = load_mod.read_experiment(Path(config.getoption("load")))
         except load_mod.ExperimentError as exc:
@@ -191,9 +194,6 @@ def _watch_parent(every: float = 0.5) -> None:
     """An xdist worker whose controller was killed (SIGKILL: no clean-up of its own) is reparented;
     it then kills its engine processes (their process groups) and exits at once instead of finishing
     its case first — so no engine process or Spark JVM outlives the run for long."""
-    import os
-    import threading
-    import time
 
     parent = os.getppid()
 
@@ -202,7 +202,6 @@ def _watch_parent(every: float = 0.5) -> None:
             time.sleep(every)
             if os.getppid() != parent:
                 try:
-                    from engines.command import kill_all
                     kill_all()
                 finally:
                     os._exit(3)
@@ -318,11 +317,8 @@ def rspconf_outcome(request, rspconf_case):
 
 
 def live_outcome(session: Session, case, adapter, info) -> CaseResult:
-    """``--load``: the case is one load of the experiment, fed live ``repeat`` times (conformance/load.py);
+    """``--load``: the case is one load of the experiment, fed live ``repeat`` times (conformance/load/experiment.py);
     its verdict is FAIL if any repetition failed, and the load's figures go to the load report."""
-    import time
-
-    from conformance import load as load_mod
 
     started = time.monotonic()
     entry = load_mod.run_load(case, adapter, info, session.experiment, say=lambda line: None)
@@ -405,8 +401,6 @@ def pytest_sessionfinish(session, exitstatus):
     config = session.config
     state = getattr(config, "_rspconf", None)
     if state is not None and state.experiment is not None and state.loads and not hasattr(config, "workerinput"):
-        from conformance import load as load_mod
-
         doc = load_mod.report_doc(state.experiment, state.info, state.loads, load_mod.now())
         load_mod.write(doc, Path(config.getoption("load_out")))
     path = config.getoption("--report", None)

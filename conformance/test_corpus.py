@@ -2,7 +2,7 @@
 
 import pytest
 
-from conformance.harness import failure_text
+from conformance.run.harness import failure_text
 
 
 def test_case(rspconf_case, rspconf_outcome):

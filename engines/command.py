@@ -22,17 +22,16 @@ import threading
 import time
 import weakref
 from collections import deque
-from functools import lru_cache
 from pathlib import Path
 
 import jsonschema
 
+import conformance.schema as schemas
 from engines import jsonl
 from engines.contract import EngineInfo, LiveUnsupported, RunRequest, Unsupported
 from oracle.model import ObservedReport
 
 PROTOCOL = 1
-SCHEMA = Path(__file__).resolve().parent.parent / "conformance" / "schema" / "protocol.schema.json"
 START_TIMEOUT = 60.0
 _EOF = object()
 
@@ -53,14 +52,9 @@ class EngineError(EngineProcessError):
     """The engine answered a run with an ``error`` message."""
 
 
-@lru_cache(maxsize=1)
-def schema() -> dict:
-    return json.loads(SCHEMA.read_text(encoding="utf-8"))
-
-
 def problems(message, kind: str) -> list[str]:
     """Schema violations of one message of ``kind`` (a ``$defs`` name), as readable strings."""
-    definition = {"$ref": f"#/$defs/{kind}", "$defs": schema()["$defs"]}
+    definition = {"$ref": f"#/$defs/{kind}", "$defs": schemas.schema("protocol")["$defs"]}
     out = []
     for err in sorted(jsonschema.Draft202012Validator(definition).iter_errors(message), key=lambda e: list(e.path)):
         where = "/".join(str(p) for p in err.path) or "(message)"

@@ -3,7 +3,7 @@
 An adapter is any object with
 
 - ``info() -> EngineInfo``: name, version, query dialect, capabilities, the declared profile (the
-  semantics it claims, in the YAML/JSON form of ``conformance/profiles.py``), what it can say about
+  semantics it claims, in the YAML/JSON form of ``oracle/profiles.py``), what it can say about
   each report (``alignment``: ``window`` if it declares window borders, ``time`` if its report times
   are application times, ``order`` otherwise) and an optional expectations file;
 - ``run(request: RunRequest) -> list[ObservedReport]``: every report it produced, in order;
@@ -15,7 +15,7 @@ An adapter is any object with
   made_with)`` — and ``notes_for(case_id)``, lines shown next to the verdict (a recorder's dropped
   reports).
 
-- optionally, for load runs (``rspconf load``, :mod:`conformance.live`): ``live(request, emit)`` — a
+- optionally, for load runs (``rspconf load``, :mod:`conformance.load.live`): ``live(request, emit)`` — a
   session with ``push(t, elements)`` (elements due now in wall-clock time; none is a heartbeat: time
   has reached t; must not block), ``end()`` (end of stream: flush, then return) and optionally ``pid``
   and ``cancel()``; the engine calls ``emit(report)`` from any thread as soon as it makes a report.

@@ -52,11 +52,11 @@ class Element:
     triples: tuple[Triple, ...]
     batch: Any = None
     source: str | None = None
-    #: time-annotated data (seed 001, oracle/validity.py): valid over [t, until), or from t until ``expires``
+    #: time-annotated data (seed 001, oracle/expected/validity.py): valid over [t, until), or from t until ``expires``
     #: unless a newer version of the fact arrives first; None for a plain stream element
     until: int | None = None
     expires: int | None = None
-    #: the IRI of the stream the element belongs to, when a case has several (oracle/multiwindow.py)
+    #: the IRI of the stream the element belongs to, when a case has several (oracle/expected/multiwindow.py)
     stream: str | None = None
 
     @property
@@ -115,7 +115,7 @@ class CountWindowSpec:
     of the arrival order (a unit is an element or a triple: the profile's ``count_unit``) and closes when
     its last unit arrives.  t0 is the position of the unit that opens the first window: 0 gives full
     windows from the first unit; a negative t0 gives partial windows first (CQL's ROWS, counted from the
-    stream's start).  See :mod:`oracle.counting`."""
+    stream's start).  See :mod:`oracle.s2r.counting`."""
 
     count: int
     slide: int
@@ -135,7 +135,7 @@ INSTANTS = POLICIES + ("closes-of",)
 class NamedWindow:
     """One window of an RSP-QL dataset: its name (the graph the query reads it as), the stream it is
     over, and its range and slide (ms) — or, for a count window, its ``count`` and slide in units of its
-    own stream (``range`` None; :mod:`oracle.multiwindow` says what a unit is and when it closes)."""
+    own stream (``range`` None; :mod:`oracle.expected.multiwindow` says what a unit is and when it closes)."""
 
     name: str
     stream: str
@@ -155,7 +155,7 @@ class NamedWindow:
 
 @dataclass(frozen=True)
 class MultiWindowSpec:
-    """Several named windows, each over a named stream (RSP-QL; :mod:`oracle.multiwindow`).  ``instants``:
+    """Several named windows, each over a named stream (RSP-QL; :mod:`oracle.expected.multiwindow`).  ``instants``:
     when the query is evaluated, if the case fixes it — ``any-close`` (whenever some window closes),
     ``all-close`` (only when every window closes at once), ``content-change`` (only when some window's
     content changes) or ``closes-of`` (whenever the window named ``driver`` closes); None leaves it to
@@ -216,7 +216,7 @@ class MultiWindowSpec:
 
 @dataclass(frozen=True)
 class ValiditySpec:
-    """Time-annotated data instead of a window (seed 001; :mod:`oracle.validity`): at each evaluation
+    """Time-annotated data instead of a window (seed 001; :mod:`oracle.expected.validity`): at each evaluation
     instant the query sees the static data plus the facts valid then.  ``every`` None: the instants are
     data-driven (each change of the valid set); else a client polling every ``every`` ms from 0."""
 
@@ -237,7 +237,7 @@ class Profile:
     ``report`` is a conjunction of conditions from :data:`REPORT_CONDITIONS`; ``periodic`` (ms) adds
     SECRET's periodic condition.  ``multiplicity`` says whether the engine's relations are bags or sets.
     ``count_t0`` is the t0 of count windows among several windows (a position, or ``"any"``; None when
-    the query has none): a lone count window takes its position as ``t0`` itself (:mod:`oracle.counting`).
+    the query has none): a lone count window takes its position as ``t0`` itself (:mod:`oracle.s2r.counting`).
     ``instants`` is when a query over several windows is evaluated (:class:`MultiWindowSpec`; None for
     other queries): ``any-close``, ``all-close``, ``content-change`` or ``closes-of:<window IRI>``.
 

@@ -6,7 +6,7 @@ from collections import Counter
 from typing import Iterator
 
 from oracle.model import Report
-from oracle.r2r import Solutions
+from oracle.r2r.solutions import Solutions
 
 
 def minus(a: Solutions, b: Solutions) -> Solutions:

@@ -1,11 +1,11 @@
 """YABench's generator written the plain way, term by term with rdflib and java.util.Random's own
-next_int: the reference the fast generator (conformance/generate.py) must equal element for element.
+next_int: the reference the fast generator (conformance/streams/generate.py) must equal element for element.
 The benchmark bench/generator.py times the two side by side."""
 
 from rdflib import Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
-from conformance.generate import OM, SSW, WEATHER, JavaRandom
+from conformance.streams.generate import OM, SSW, WEATHER, JavaRandom
 from oracle.model import Element, Stream
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conformance import report
+from conformance.run import report
 
 
 def window(index: int, status: str = "MATCH", precision=1.0, recall=1.0, open_=None, close=None) -> dict:

@@ -94,7 +94,7 @@ def test_a_query_that_is_not_sparql_is_the_corpus_s_mistake_with_file_and_line(t
 
 @pytest.mark.parametrize("value", ["abc", "-1s", "0"])
 def test_a_window_that_is_no_duration_says_what_to_write(tmp_path, value):
-    from conformance.cases import CaseFileError, read_family
+    from conformance.corpus.cases import CaseFileError, read_family
     text = (ROOT / "cases" / "bags.yaml").read_text().replace("window: {range: 10ms", f"window: {{range: {value}", 1)
     (tmp_path / "bags.yaml").write_text(text)
     with pytest.raises(CaseFileError) as err:
@@ -118,7 +118,7 @@ def test_a_window_that_is_no_duration_says_what_to_write(tmp_path, value):
      "http://ex.org/w1, http://ex.org/w2"),
 ])
 def test_a_named_window_or_instants_that_cannot_be_says_what_to_write(tmp_path, old, new, message):
-    from conformance.cases import CaseFileError, load_corpus
+    from conformance.corpus.cases import CaseFileError, load_corpus
 
     text = (ROOT / "cases" / "multi-window.yaml").read_text()
     assert old in text
@@ -270,7 +270,7 @@ def test_killing_the_controller_leaves_no_engine_process():
 
 
 def test_progress_is_a_status_line_on_a_terminal_and_quiet_in_a_log_unless_verbose():
-    from conformance.progress import CLEAR_TO_END, RESTORE, SAVE, Progress
+    from conformance.run.progress import CLEAR_TO_END, RESTORE, SAVE, Progress
     out = []
     terminal = Progress(out.append, terminal=True)
     terminal.step("edges.border: engine running")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import adapters
-from conformance.cases import load_corpus
-from conformance.harness import run_case
+from conformance.run import adapters
+from conformance.corpus.cases import load_corpus
+from conformance.run.harness import run_case
 from engines.command import CommandEngine, ProtocolError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,9 +6,10 @@ from pathlib import Path
 import pytest
 from deepdiff import DeepDiff
 
-from conformance import cli, report
-from conformance.cases import load_corpus
-from conformance.harness import run_case
+from conformance import cli
+from conformance.run import report
+from conformance.corpus.cases import load_corpus
+from conformance.run.harness import run_case
 from engines.reference import ReferenceEngine
 
 ROOT = Path(__file__).resolve().parent.parent

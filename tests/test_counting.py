@@ -1,4 +1,4 @@
-"""Count-based windows (oracle/counting.py) against a direct reading of their definition, the renderers'
+"""Count-based windows (oracle/s2r/counting.py) against a direct reading of their definition, the renderers'
 forms, and the refusals that name the problem."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.render import Inexpressible, render
-from oracle.counting import by_triple, candidates, simulate
+from engines.dialects.render import Inexpressible, render
+from oracle.s2r.counting import by_triple, candidates, simulate
 from oracle.model import CountWindowSpec, Element, Profile, Stream
 from tests.streams import iri
 

@@ -3,9 +3,9 @@
 import re
 from pathlib import Path
 
-from conformance import adapters
-from conformance.cases import load_corpus
-from conformance.harness import run_case
+from conformance.run import adapters
+from conformance.corpus.cases import load_corpus
+from conformance.run.harness import run_case
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = (ROOT / "docs" / "adding-an-engine.md").read_text(encoding="utf-8")

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cases import load_corpus
-from conformance.harness import run_case
+from conformance.corpus.cases import load_corpus
+from conformance.run.harness import run_case
 from engines.reference import ReferenceEngine
-from oracle.evaluators import Oxigraph
-from oracle.r2r import R2R
+from oracle.r2r.evaluators import Oxigraph
+from oracle.r2r.query import R2R
 from tests.streams import iri, num, triple_stream
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,8 +86,8 @@ def test_float_arithmetic_is_a_tolerance_not_a_rounding():
     from rdflib import Literal as L
     from rdflib.namespace import XSD
 
-    from oracle.evaluators import declared_rule
-    from oracle.r2r import Solutions
+    from oracle.r2r.evaluators import declared_rule
+    from oracle.r2r.solutions import Solutions
     rdflib_avg = Solutions.of([{"avg": L("89.87885462555066", datatype=XSD.double)}])
     oxigraph_avg = Solutions.of([{"avg": L("89.87885", datatype=XSD.float)}])
     data = [(iri("r"), iri("floatValue"), L("90.0", datatype=XSD.float))]
@@ -96,7 +96,7 @@ def test_float_arithmetic_is_a_tolerance_not_a_rounding():
     assert declared_rule(rdflib_avg, off, "SELECT (AVG(?v) AS ?avg) WHERE { ?r ?p ?v }", data) is None
 
 
-# -- the stream held for Oxigraph (oracle/held.py) and the ``auto`` evaluator ------------------------
+# -- the stream held for Oxigraph (oracle/r2r/held.py) and the ``auto`` evaluator ------------------------
 
 def test_the_held_stream_keeps_a_blank_node_shared_by_two_elements_and_escapes_iris():
     from rdflib import BNode, URIRef
@@ -127,9 +127,9 @@ def test_literals_oxigraph_stores_by_value_are_a_declared_rule_and_rdflib_stands
 
 def _routes(monkeypatch, query, stream, content):
     """Which evaluators ``auto`` used on a window it treats as large: (answer, rdflib used, fast windows)."""
-    import oracle.evaluators
+    import oracle.r2r.evaluators
 
-    monkeypatch.setattr(oracle.evaluators, "SMALL_WINDOW", 0)
+    monkeypatch.setattr(oracle.r2r.evaluators, "SMALL_WINDOW", 0)
     used = []
     real = R2R.evaluate_graph
     monkeypatch.setattr(R2R, "evaluate_graph", lambda self, g, init=None: used.append(1) or real(self, g, init))
@@ -168,10 +168,10 @@ EX_ = "http://ex.org/"
 def test_oxigraph_over_floats_read_as_doubles_gives_rdflibs_average_on_every_window_of_a_yabench_stream():
     """The ``doubles`` route checked against rdflib itself, window by window, on a YABench-model stream
     (200 stations, CSRBench Q4: AVG over xsd:float readings)."""
-    from conformance.generate import stream as generated
+    from conformance.streams.generate import stream as generated
     from oracle.model import Profile, WindowSpec
-    from oracle.r2r import same
-    from oracle.secret import simulate
+    from oracle.r2r.solutions import same
+    from oracle.s2r.secret import simulate
 
     s = generated("yabench", stations=200, interval=1000, duration=30000, seed=1430237208)
     q4 = ("PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#> "

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cases import load_corpus
-from conformance.harness import run_case
+from conformance.corpus.cases import load_corpus
+from conformance.run.harness import run_case
 from engines.reference import ReferenceEngine
-from engines.testing import ShiftedEngine
-from oracle.executors import ExecutorError, SparkExecutor, make
-from oracle.r2r import R2R
+from engines.faults import ShiftedEngine
+from oracle.r2r.executors import ExecutorError, SparkExecutor, make
+from oracle.r2r.query import R2R
 from tests.streams import iri, triple_stream
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,16 +1,16 @@
-"""Engines wrong on purpose, one fault each (engines/testing.py): the shipped corpus must FAIL each on at
-least three cases in different situations, and the reason must name the fault (oracle/explain.py
+"""Engines wrong on purpose, one fault each (engines/faults.py): the shipped corpus must FAIL each on at
+least three cases in different situations, and the reason must name the fault (oracle/judge/explain.py
 FINDINGS) — the kit is judged on outputs it was not built on."""
 
 from pathlib import Path
 
 import pytest
 
-from conformance.cases import load_corpus
-from conformance.harness import run_case
-from engines.testing import (COUNT_FAULTS, FAULTS, MULTI_WINDOW_FAULTS, VALIDITY_FAULTS, ClosedValidityEngine,
+from conformance.corpus.cases import load_corpus
+from conformance.run.harness import run_case
+from engines.faults import (COUNT_FAULTS, FAULTS, MULTI_WINDOW_FAULTS, VALIDITY_FAULTS, ClosedValidityEngine,
                              DstreamLateEngine, KeepsOldVersionsEngine, OneWindowEngine)
-from oracle.explain import FINDINGS
+from oracle.findings import FINDINGS
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = [c for c in load_corpus(ROOT / "cases") if c.family in ("seed002", "edges", "r2s", "bags", "aggregates")]
@@ -68,7 +68,7 @@ def test_evaluating_a_content_change_query_at_every_close_fails_and_is_named():
     """The reference engine passes the content-change cases; the same engine evaluating at every close
     reports the instants where nothing changed, and the kit says so."""
     from engines.reference import ReferenceEngine
-    from engines.testing import EveryCloseEngine
+    from engines.faults import EveryCloseEngine
 
     cases = [c for c in load_corpus(ROOT / "cases") if c.family == "mw" and c.window.instants == "content-change"]
     assert len(cases) >= 2
@@ -80,7 +80,7 @@ def test_evaluating_a_content_change_query_at_every_close_fails_and_is_named():
 
 
 def test_bag_set_and_set_difference_are_told_apart_where_the_data_can():
-    from engines.testing import DistinctEngine, SetDifferenceR2SEngine
+    from engines.faults import DistinctEngine, SetDifferenceR2SEngine
     case = next(c for c in SMALL if c.id == "r2s.mixed-repeats[r2s=istream]")
     distinct = run_case(case, DistinctEngine(), DistinctEngine().info())
     setdiff = run_case(case, SetDifferenceR2SEngine(), SetDifferenceR2SEngine().info())

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from conformance.generate import JavaRandom, YABenchSpec, stream, yabench_observations
+from conformance.streams.generate import JavaRandom, YABenchSpec, stream, yabench_observations
 
 JAVA = r"""
 import java.util.Random;
@@ -69,7 +69,7 @@ def test_generated_stream_is_deterministic_and_has_seven_triples_per_observation
 
 @pytest.mark.parametrize("stations, seed", [(1, 1430237208), (50, 1430236906), (7, 3)])
 def test_the_fast_generator_equals_the_plain_one_element_for_element(stations, seed):
-    from conformance.generate import stream
+    from conformance.streams.generate import stream
     from tests.reference_generator import reference_stream
 
     fast = stream("yabench", stations=stations, interval=1000, duration=30000, seed=seed)

@@ -1,4 +1,5 @@
-"""The oracle shares no evaluation code with the engines: engines/ may import only oracle.model."""
+"""The oracle shares no evaluation code with the engines: engines/ may import only oracle.model (and the
+kit's schemas, :mod:`conformance.schema`, which are data)."""
 
 import ast
 from pathlib import Path
@@ -20,7 +21,8 @@ def test_engines_import_nothing_of_the_oracle_but_its_data_model():
     offenders = {}
     for path in (ROOT / "engines").rglob("*.py"):
         bad = {m for m in imports(path) if (m == "oracle" or m.startswith("oracle.")) and m != "oracle.model"}
-        bad |= {m for m in imports(path) if m.startswith("conformance")}
+        # the schemas are data the engines share with the kit (the protocol, the manifest); nothing else
+        bad |= {m for m in imports(path) if m.startswith("conformance") and m != "conformance.schema"}
         if bad:
             offenders[str(path.relative_to(ROOT))] = sorted(bad)
     assert offenders == {}

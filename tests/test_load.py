@@ -1,4 +1,4 @@
-"""Live load runs (conformance/live.py, conformance/load.py): the feeder keeps to the clock, the
+"""Live load runs (conformance/load/live.py, conformance/load/experiment.py): the feeder keeps to the clock, the
 reference engine is the control (P = R = 1), and two engines with a known fault show exactly that
 fault — a known delay, a known fraction of elements lost — within the feeder's measured jitter."""
 
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from conformance import load
-from conformance.cases import expand, read_family
-from conformance.harness import request_for
-from conformance.live import Feeder, LiveUnsupported, run_live
+from conformance.load import experiment as load
+from conformance.corpus.cases import expand, read_family
+from conformance.run.harness import request_for
+from conformance.load.live import Feeder, LiveUnsupported, run_live
 from engines.reference import ReferenceEngine
-from engines.testing import DroppingEngine, LateEngine
+from engines.faults import DroppingEngine, LateEngine
 from oracle.model import Element
 
 PER_STAMP = 4    # elements per timestamp: a burst the dropping engine cannot take whole
@@ -141,7 +141,7 @@ def test_repetitions_give_each_window_its_spread_and_the_report_fits_its_schema(
 
 
 def test_engines_and_cases_a_live_run_cannot_feed_are_refused_by_name(tmp_path):
-    from conformance.cases import load_corpus
+    from conformance.corpus.cases import load_corpus
 
     cases = {c.id: c for c in load_corpus(Path(__file__).resolve().parent.parent / "cases")}
     engine = ReferenceEngine()
@@ -187,7 +187,7 @@ def test_a_protocol_engine_runs_live_and_is_sampled_as_its_own_process(tmp_path)
     """docs/examples/minimal-engine.mjs has a live mode: every window right, reported as it closes."""
     import shutil
 
-    from conformance import adapters
+    from conformance.run import adapters
 
     if shutil.which("node") is None:
         pytest.skip("node is not installed")
@@ -209,7 +209,7 @@ def test_a_protocol_engine_runs_live_and_is_sampled_as_its_own_process(tmp_path)
     ("livecrash", "closed its stdout"),
 ])
 def test_a_protocol_engine_without_live_mode_or_that_breaks_it_is_not_a_failure(tmp_path, mode, message):
-    from conformance import adapters
+    from conformance.run import adapters
 
     case = burst_case(tmp_path)
     engine = adapters.load(f"cmd:{sys.executable} {Path(__file__).resolve().parent / 'fake_engine.py'} {mode}")
@@ -244,7 +244,7 @@ def test_the_spark_engine_runs_live_in_streaming_mode_and_only_there(tmp_path):
 def test_rsp_js_runs_live_and_its_parser_still_refuses_standard_rsp_ql(tmp_path):
     import shutil
 
-    from conformance import adapters
+    from conformance.run import adapters
     from engines.rspjs import HERE
 
     if shutil.which("node") is None or not (HERE / "node_modules" / "rsp-js").is_dir():

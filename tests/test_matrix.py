@@ -10,10 +10,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+
+from conformance import schema as schemas
 from rdflib import Graph
 from rdflib.namespace import RDF
 
-from conformance import diff, earl, runs, site, summary
+from conformance.results import diff, earl, runs, summary
+from conformance.site import pages as site
 from conformance.cli import main
 from tests import reportmaker as rm
 
@@ -70,7 +73,7 @@ def test_an_incomplete_run_is_refused_or_shown_marked(tmp_path):
 def test_matrix_document_validates_and_is_deterministic(tmp_path):
     a, b = two_engines(tmp_path)
     docs = [runs.matrix(*runs.align(runs.gather([b, a]))) for _ in range(2)]
-    schema = json.loads(runs.MATRIX_SCHEMA.read_text())
+    schema = schemas.schema("matrix")
     jsonschema.validate(docs[0], schema)
     assert json.dumps(docs[0], sort_keys=True) == json.dumps(docs[1], sort_keys=True)
     assert [r["key"] for r in docs[0]["runs"]] == ["alpha@1.0", "beta@2.0"]  # same start: by engine name
@@ -214,7 +217,7 @@ def test_matrix_run_continues_past_a_crashing_engine_and_stops_a_hung_one(tmp_pa
 
 
 def test_matrix_config_errors_name_the_field(tmp_path):
-    from conformance.matrixrun import ConfigError, load_config
+    from conformance.results.matrixrun import ConfigError, load_config
 
     config = tmp_path / "m.yaml"
     config.write_text("engines:\n  - {engine: reference, colour: red}\n")
@@ -226,8 +229,8 @@ def test_matrix_config_errors_name_the_field(tmp_path):
 
 
 def test_shipped_example_config_names_every_engine_kind():
-    from conformance import adapters
-    from conformance.matrixrun import load_config
+    from conformance.run import adapters
+    from conformance.results.matrixrun import load_config
 
     config = load_config(Path(__file__).parents[1] / "docs" / "examples" / "matrix.yaml")
     given = {e["engine"].split(":")[0] for e in config["engines"]}
@@ -251,7 +254,7 @@ def test_workflows_validate_against_the_github_workflow_schema(tmp_path):
 
 
 def test_the_case_page_says_each_kind_of_window_in_words():
-    from conformance.cases import load_corpus
+    from conformance.corpus.cases import load_corpus
 
     cases = {c.id: c for c in load_corpus(Path(__file__).parents[1] / "cases")}
     assert site.window_text(cases["count.tumbling"]).startswith("count window: the last 2 units, sliding by 2")
@@ -270,7 +273,7 @@ def test_the_case_page_says_each_kind_of_window_in_words():
 def test_load_reports_show_on_the_case_and_engine_pages(tmp_path):
     """`matrix combine --loads`: a load of fam1.y by alpha shows on fam1.y's page (verdict, pictures, the
     spread per window) and in the table of alpha's page; a file that is not a load report is refused."""
-    from conformance import load
+    from conformance.load import experiment as load
 
     a, b = two_engines(tmp_path)
     windows = [{"index": i, "status": "MATCH", "open": 5000 * i, "close": 5000 * (i + 1), "precision": 1.0,

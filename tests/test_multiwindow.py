@@ -1,4 +1,4 @@
-"""Several named windows (oracle/multiwindow.py): instants, instantaneous graphs, the RSP-QL rendering and
+"""Several named windows (oracle/expected/multiwindow.py): instants, instantaneous graphs, the RSP-QL rendering and
 the protocol message, worked out by hand."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 
 from engines.command import request_message
 from engines.contract import RunRequest
-from engines.render import Inexpressible, render
-from oracle import multiwindow
+from engines.dialects.render import Inexpressible, render
+from oracle.expected import multiwindow
 from oracle.model import Element, MultiWindowSpec, NamedWindow, Profile, Stream
 from tests.streams import iri, num
 
@@ -62,8 +62,8 @@ def shifted_engine(tram_t0: int):
 def test_with_t0_any_every_per_window_combination_is_tried_and_the_explaining_one_named():
     from dataclasses import replace as with_
 
-    from conformance.cases import load_corpus
-    from conformance.harness import request_for, run_case
+    from conformance.corpus.cases import load_corpus
+    from conformance.run.harness import request_for, run_case
     from pathlib import Path
 
     case = {c.id: c for c in load_corpus(Path(__file__).resolve().parent.parent / "cases")}["mw.two-streams-join"]
@@ -182,8 +182,8 @@ def policy_engine(instants: str):
 
 
 def test_an_engine_that_declares_no_policy_is_judged_under_each_and_the_explaining_one_named():
-    from conformance.cases import load_corpus
-    from conformance.harness import run_case
+    from conformance.corpus.cases import load_corpus
+    from conformance.run.harness import run_case
 
     case = next(c for c in load_corpus(ROOT / "cases") if c.id == "mw.two-widths-one-stream")
     assert case.window.instants is None  # the case leaves the policy to the engine
@@ -197,8 +197,8 @@ def test_an_engine_that_declares_no_policy_is_judged_under_each_and_the_explaini
 
 
 def test_a_case_that_states_its_instants_fixes_them_whatever_the_engine_declares():
-    from conformance.cases import load_corpus
-    from conformance.harness import run_case
+    from conformance.corpus.cases import load_corpus
+    from conformance.run.harness import run_case
 
     case = next(c for c in load_corpus(ROOT / "cases") if c.id == "mw.two-widths-all-close")
     engine = policy_engine("any-close")

@@ -4,11 +4,11 @@ import pytest
 from rdflib import BNode, Literal
 from rdflib.namespace import XSD
 
-from oracle.expected import output
+from oracle.expected.windows import output
 from oracle.model import ObservedReport, Profile, ProfileSpace, WindowSpec
-from oracle.r2r import R2R
-from oracle.terms import bag, term_key
-from oracle.verdict import check
+from oracle.r2r.query import R2R
+from oracle.r2r.terms import bag, term_key
+from oracle.judge.verdict import check
 from tests.streams import detected, iri, num, triple_stream
 
 ROOMS = ("SELECT ?room WHERE { <http://ex.org/m1> <http://ex.org/detectedAt> ?room . "
@@ -206,7 +206,7 @@ def test_a_profile_that_contradicts_itself_is_rejected_with_the_fix(values, fix)
 
 
 def test_varied_dimensions_leave_out_only_the_contradictory_combinations():
-    from conformance.profiles import space
+    from oracle.profiles import space
     variants = list(space({"boundary": ["[o,c)", "[o,c]"], "close": [">=", ">"]}).variants())
     assert sorted((p.boundary, p.close) for p in variants) == [("[o,c)", ">"), ("[o,c)", ">="), ("[o,c]", ">")]
     with pytest.raises(ValueError, match="use close '>'"):

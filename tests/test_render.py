@@ -1,6 +1,6 @@
 """Renderers from the neutral query form to engine dialects."""
 
-from engines.render import render
+from engines.dialects.render import render
 from oracle.model import WindowSpec
 
 Q = "PREFIX ex: <http://ex.org/>\nSELECT ?room WHERE { ex:m1 ex:at ?room . FILTER(?room != <http://x/{y}>) } ORDER BY ?room"
@@ -31,7 +31,7 @@ def test_sparql_is_the_query_itself():
 def test_continuous_queries_read_back_into_the_neutral_form():
     from rdflib.plugins.sparql import prepareQuery
 
-    from engines.continuous import parse
+    from engines.dialects.parse import parse
 
     window = WindowSpec(5000, 1000)
     query = 'PREFIX ex: <http://ex.org/>\nSELECT ?room WHERE { ex:m1 ex:at ?room . FILTER(?room != "{x}") } ORDER BY ?room'
@@ -44,7 +44,7 @@ def test_continuous_queries_read_back_into_the_neutral_form():
 
 
 def test_rsp_js_style_rspql_with_fractional_seconds():
-    from engines.continuous import parse
+    from engines.dialects.parse import parse
 
     q = parse("PREFIX : <http://e/>\nREGISTER RStream <out> AS SELECT * FROM NAMED WINDOW :w ON STREAM <http://s>"
               " [RANGE PT0.5S STEP PT0.1S] WHERE { WINDOW :w { ?s ?p ?o } }")

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from rdflib import Literal, URIRef
 
-from conformance import adapters, datapaths
-from conformance.cases import load_corpus
-from conformance.harness import request_for, run_case
+from conformance.run import adapters
+from conformance.corpus import datapaths
+from conformance.corpus.cases import load_corpus
+from conformance.run.harness import request_for, run_case
 from engines import jsonl
 from engines.reference import ReferenceEngine
 from engines.replay import ManifestError, ReplayEngine, normalise_times
@@ -100,7 +101,7 @@ def test_a_null_average_in_a_csrbench_recording_is_a_literal_the_kit_names():
 def test_csrbench_table2_is_reproduced_but_for_the_rerecorded_csparql_q3():
     """The paper's Table 2 is the independent reference; the data README says the C-SPARQL Q3 file was
     re-recorded after the paper, with a window border moved."""
-    from conformance import reproduce
+    from conformance.run import reproduce
 
     root = _answers()
     cells = reproduce.run(str(root))
@@ -181,7 +182,7 @@ def test_a_deduplicating_recorder_is_judged_as_set_when_its_manifest_says_so(tmp
 def test_multi_window_and_count_window_recordings_are_judged_as_their_variant(tmp_path, case_id, window, shown):
     """A manifest may say a recording was made with other named-window widths or another count window:
     the reference engine's output for that window passes as the variant, and fails the case itself."""
-    from conformance.cases import recorded_window
+    from conformance.corpus.cases import recorded_window
     from conformance.plugin import with_variants
 
     case = CASES[case_id]
@@ -205,7 +206,7 @@ def test_multi_window_and_count_window_recordings_are_judged_as_their_variant(tm
 
 
 def test_a_recording_names_only_windows_the_case_has(tmp_path):
-    from conformance.cases import CaseFileError, recorded_window
+    from conformance.corpus.cases import CaseFileError, recorded_window
 
     with pytest.raises(CaseFileError, match="mw.two-streams-join has no window named http://ex.org/w9; its "
                                             "windows are http://ex.org/wb, http://ex.org/wt"):

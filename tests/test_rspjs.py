@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance import adapters
-from conformance.cases import load_corpus
-from conformance.harness import judge, request_for, run_case
+from conformance.run import adapters
+from conformance.corpus.cases import load_corpus
+from conformance.run.harness import judge, request_for, run_case
 from engines.rspjs import HERE, RspJsEngine
-from oracle.explain import reason
+from oracle.judge.explain import reason
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = {c.id: c for c in load_corpus(ROOT / "cases")}

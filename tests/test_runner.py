@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cases import load_corpus
-from conformance.harness import run_case
+from conformance.corpus.cases import load_corpus
+from conformance.run.harness import run_case
 from engines.contract import Unsupported
 from engines.reference import ReferenceEngine
-from engines.testing import LatePurgeEngine, NullEngine, ShiftedEngine, WrongR2SEngine
+from engines.faults import LatePurgeEngine, NullEngine, ShiftedEngine, WrongR2SEngine
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = [c for c in load_corpus(ROOT / "cases") if c.family in ("seed002", "edges")]
@@ -92,7 +92,7 @@ def test_harness_trouble_is_never_a_fail():
 
 def test_cases_whose_data_is_absent_are_skipped_with_a_message(tmp_path):
     case = next(c for c in load_corpus(ROOT / "cases") if c.family == "csrbench")
-    from conformance import datapaths
+    from conformance.corpus import datapaths
     datapaths.set_data_root(tmp_path)
     try:
         result = run_case(case, ReferenceEngine(), ReferenceEngine().info())
@@ -124,7 +124,7 @@ def test_expectations_are_strict_xfails(pytester):
         "seed002.fig2:\n  verdict: FAIL\n  reason: claimed broken, but it is not\n")
     adapter.write_text(
         "from pathlib import Path\n"
-        "from engines.testing import NullEngine\n"
+        "from engines.faults import NullEngine\n"
         "class Engine(NullEngine):\n"
         "    def expectations_path(self):\n"
         "        return Path(__file__).parent / 'expectations.yaml'\n"
@@ -151,7 +151,7 @@ def test_invalid_case_file_names_file_line_and_field(pytester):
 
 
 def test_aligned_t0_is_the_earliest_window_closing_at_a_multiple_of_the_slide():
-    from conformance.profiles import aligned_t0
+    from oracle.profiles import aligned_t0
     from oracle.model import WindowSpec
 
     # 5 s / 1 s windows close at 1 s, 2 s, ...: [-4000, 1000) is the first to hold t=0
@@ -162,7 +162,7 @@ def test_aligned_t0_is_the_earliest_window_closing_at_a_multiple_of_the_slide():
 
 
 def test_a_varying_t0_admits_the_engines_declared_one():
-    from conformance.profiles import space
+    from oracle.profiles import space
     from oracle.model import WindowSpec
     from tests.streams import triple_stream
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance import runs, site
+from conformance.results import runs
+from conformance.site import pages as site
 from tests import reportmaker as rm
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -6,8 +6,8 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from conformance.cases import load_corpus  # noqa: E402
-from conformance.harness import request_for, run_case  # noqa: E402
+from conformance.corpus.cases import load_corpus  # noqa: E402
+from conformance.run.harness import request_for, run_case  # noqa: E402
 from rdflib import Literal, URIRef  # noqa: E402
 
 from engines.contract import RunRequest, Unsupported  # noqa: E402
@@ -159,7 +159,7 @@ def test_cancel_stops_a_streaming_run():
     import threading
     import time
 
-    from conformance.harness import EngineTimeout, call_with_timeout
+    from conformance.run.harness import EngineTimeout, call_with_timeout
 
     from engines.spark.session import session
 

@@ -1,14 +1,15 @@
-"""The streamed oracle path (oracle/streamed.py): the same window contents as SECRET's simulation and
+"""The streamed oracle path (oracle/expected/streamed.py): the same window contents as SECRET's simulation and
 the same answers as the rdflib evaluator over them, while it reads the stream once and holds only the
 windows still open."""
 
 import pytest
 
-from conformance.generate import elements, stream
+from conformance.streams.generate import elements, stream
 from oracle.model import Element, Profile, StreamError, WindowSpec
-from oracle.r2r import R2R, same
-from oracle.secret import simulate
-from oracle.streamed import expected_windows
+from oracle.r2r.query import R2R
+from oracle.r2r.solutions import same
+from oracle.s2r.secret import simulate
+from oracle.expected.streamed import expected_windows
 from tests.streams import iri, num
 
 Q1 = """PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>

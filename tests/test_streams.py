@@ -5,8 +5,8 @@ from dataclasses import replace
 import pytest
 from rdflib import BNode
 
-from conformance.generate import write
-from conformance.streams import StreamInputError, nquads, trig, yabench
+from conformance.streams.generate import write
+from conformance.streams.readers import StreamInputError, nquads, trig, yabench
 from oracle.model import Stream, StreamError
 
 T = "https://w3id.org/rspconf#time"
@@ -110,7 +110,7 @@ def _file(path, lines):
 
 @pytest.mark.parametrize("fmt", ["nquads", "yabench", "trig"])
 def test_the_fast_parser_reads_every_term_as_the_slow_readers_do(tmp_path, monkeypatch, fmt):
-    from conformance import oxparse, streams
+    from conformance.streams import oxparse, readers as streams
 
     path = _written(tmp_path, fmt)
     fast = streams.READERS[fmt](path)
@@ -132,7 +132,7 @@ def test_the_fast_parser_leaves_xsd_string_and_relative_iris_to_the_slow_readers
     from rdflib import Literal, URIRef
     from rdflib.namespace import XSD
 
-    from conformance import oxparse
+    from conformance.streams import oxparse
 
     assert oxparse.quads(b'<http://e/a> <http://e/p> "x"^^<http://www.w3.org/2001/XMLSchema#string> .\n', "nt") is None
     assert oxparse.quads(b'<a> <http://e/p> "x" .\n', "nt") is None

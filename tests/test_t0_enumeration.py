@@ -4,8 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oracle.model import Element, Profile, Stream, WindowSpec
-from oracle.secret import simulate
-from oracle.t0 import breakpoints, class_of, t0_range
+from oracle.s2r.secret import simulate
+from oracle.s2r.t0 import breakpoints, class_of, t0_range
 from tests.streams import iri
 
 def _admissible(values: dict):

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.annotated import read
-from conformance.streams import StreamInputError
+from conformance.streams.annotated import read
+from conformance.streams.readers import StreamInputError
 from engines.command import request_message
 from engines.contract import RunRequest
-from oracle import validity
+from oracle.expected import validity
 from oracle.model import Element, Profile, Stream, ValiditySpec
 from tests.streams import iri, num
 
@@ -119,7 +119,7 @@ def test_expected_reports_apply_r2s_and_empty_notification():
 @pytest.mark.parametrize("dialect", ["rspql", "csparql", "cqels"])
 def test_no_continuous_dialect_writes_time_annotated_data(dialect):
     """The dialects have no window clause for it: the engine is UNSUPPORTED (and the site shows why)."""
-    from engines.render import Inexpressible, render
+    from engines.dialects.render import Inexpressible, render
 
     with pytest.raises(Inexpressible, match="no syntax for time-annotated data"):
         render(dialect, "SELECT ?s WHERE { ?s ?p ?o }", "http://s", ValiditySpec(), "rstream")

@@ -9,14 +9,14 @@ import pytest
 from rdflib import BNode, Literal
 from rdflib.namespace import XSD
 
-from conformance.cases import expand, read_family
-from conformance.handwritten import mismatches, parse_term
-from conformance.streams import inline, nquads
-from oracle.explain import diagnose, diff, reason
+from conformance.corpus.cases import expand, read_family
+from conformance.corpus.handwritten import mismatches, parse_term
+from conformance.streams.readers import inline, nquads
+from oracle.judge.explain import diagnose, diff, reason
 from oracle.model import ObservedReport, Profile, ProfileSpace, WindowSpec
-from oracle.r2r import R2R
-from oracle.terms import bag, term_key
-from oracle.verdict import check
+from oracle.r2r.query import R2R
+from oracle.r2r.terms import bag, term_key
+from oracle.judge.verdict import check
 from tests.streams import detected, iri, num, triple_stream
 
 TEN = WindowSpec(10, 10)
@@ -145,9 +145,9 @@ def test_a_pass_that_compares_nothing_is_flagged_vacuous():
 
 
 def test_a_silent_engine_declaring_a_t0_after_the_stream_fails():
-    from conformance.cases import load_corpus
-    from conformance.harness import run_case
-    from engines.testing import NullEngine
+    from conformance.corpus.cases import load_corpus
+    from conformance.run.harness import run_case
+    from engines.faults import NullEngine
 
     class FarFuture(NullEngine):
         def __init__(self):
@@ -265,7 +265,7 @@ def test_diagnosis_is_bounded_and_says_when_it_was_cut_short():
 def test_the_case_timeout_covers_judging(deadline_passed):
     import time
 
-    from oracle.verdict import JudgeTimeout
+    from oracle.judge.verdict import JudgeTimeout
     stream = triple_stream((1, "a", "p", "o"))
     with pytest.raises(JudgeTimeout, match="before the case timeout"):
         check(stream, TEN, "SELECT ?s WHERE { ?s ?p ?o }", ProfileSpace.of(Profile()), [],

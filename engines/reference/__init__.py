@@ -20,6 +20,7 @@ from rdflib import Dataset, Graph, URIRef
 
 from engines import r2s
 from engines.contract import EngineInfo, LiveUnsupported, RunRequest
+from engines.reference.live import ReferenceLive
 from oracle.model import CountWindowSpec, MultiWindowSpec, ObservedReport, ValiditySpec
 
 CAPABILITIES = frozenset({
@@ -250,11 +251,9 @@ class ReferenceEngine:
         return reports
 
     def live(self, request: RunRequest, emit):
-        """A live session (conformance/live.py): time windows over one stream, reported as they close.
+        """A live session (conformance/load/live.py): time windows over one stream, reported as they close.
         A test engine whose fault is in its batch ``run`` has no live mode (the live session would not
         have the fault, and would pass for it)."""
-        from engines.reference.live import ReferenceLive
-
         if type(self).run is not ReferenceEngine.run:
             raise LiveUnsupported(f"{self.name}'s behaviour is in its batch run: it has no live mode")
         return ReferenceLive(self, request, emit)

@@ -34,15 +34,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import conformance.schema as schemas
 from engines import jsonl
 from engines.contract import EngineInfo, RunRequest, Unsupported
 from engines.yamlfile import checked_yaml
 from oracle.model import ObservedReport
 
-SCHEMAS = Path(__file__).resolve().parent.parent.parent / "conformance" / "schema"
-SCHEMA = SCHEMAS / "manifest.schema.json"
 # a manifest without a capability list claims them all (the case schema's vocabulary)
-ALL_CAPABILITIES = frozenset(json.loads((SCHEMAS / "case.schema.json").read_text(encoding="utf-8"))
+ALL_CAPABILITIES = frozenset(schemas.schema("case")
                              ["$defs"]["capability"]["enum"])
 
 
@@ -55,7 +54,7 @@ class RecordingError(ValueError):
 
 
 def load_manifest(path: Path) -> dict:
-    return checked_yaml(path, SCHEMA, ManifestError, "the manifest")
+    return checked_yaml(path, schemas.path("manifest"), ManifestError, "the manifest")
 
 
 def base_id(case_id: str) -> str:

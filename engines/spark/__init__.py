@@ -30,6 +30,8 @@ from rdflib.util import from_n3
 
 from engines import r2s
 from engines.contract import EngineInfo, LiveUnsupported, RunRequest
+from engines.spark import session as spark_session
+from engines.spark.session import session
 from oracle.model import ObservedReport
 
 CAPABILITIES = frozenset({
@@ -59,14 +61,14 @@ class SparkEngine:
         if source not in ("files", "socket"):
             raise ValueError(f"source must be files or socket (streaming mode's input), got {source!r}")
         try:
-            import pyspark  # noqa: F401
+            import pyspark  # noqa: F401  (deferred: pyspark is optional, the spark extra)
         except ImportError as exc:
             raise ValueError("pyspark is not installed: pip install -e '.[spark]'") from exc
         self.mode, self.master, self.t0, self.source = mode, master, int(t0), source
         self._cancel = threading.Event()
 
     def info(self) -> EngineInfo:
-        import pyspark
+        import pyspark  # deferred: pyspark is optional (the spark extra)
 
         return EngineInfo(name=self.name, version=f"0.1 (pyspark {pyspark.__version__}, {self.mode})",
                           dialect="sparql", capabilities=self.capabilities(), profile={"t0": self.t0, **PROFILE},
@@ -84,32 +86,30 @@ class SparkEngine:
         algebra = prepareQuery(request.r2r).algebra
         self._cancel = threading.Event()
         if self.mode == "streaming":
-            from engines.spark.streaming import stream
+            from engines.spark.streaming import stream  # deferred: imports pyspark
 
             return self.reports(request.r2s, *stream(request, algebra, self.t0, self.master, self._cancel,
                                                      self.source))
-        from engines.spark.replay import replay
+        from engines.spark.replay import replay  # deferred: imports pyspark
 
         return self.reports(request.r2s, *replay(request, algebra, self.t0, self.master))
 
     def cancel(self) -> None:
         """Called by the harness on timeout: stop the streaming query and the running Spark jobs."""
         self._cancel.set()
-        from engines.spark import session as spark_session
 
         if spark_session._SESSION is not None:
             spark_session._SESSION.sparkContext.cancelAllJobs()
 
     def rejected_lines(self, path: str) -> int:
         """Statement lines of a stream file Spark's reader cannot read (it would drop them)."""
-        from engines.spark.ingest import rejected
-        from engines.spark.session import session
+        from engines.spark.ingest import rejected  # deferred: imports pyspark
 
         return rejected(session(self.master), path)
 
     def run_file(self, path: str, fmt: str, r2r: str, window, r2s: str) -> list[ObservedReport]:
         """Replay a stream file that Spark reads itself (``yabench`` lines or ``nquads``)."""
-        from engines.spark.replay import replay_file
+        from engines.spark.replay import replay_file  # deferred: imports pyspark
 
         algebra = prepareQuery(r2r).algebra
         return self.reports(r2s, *replay_file(path, fmt, window, algebra, self.t0, self.master))
@@ -121,10 +121,10 @@ class SparkEngine:
         return [reporter.report(form, opening, closing, rows.get(k, [])) for k, (opening, closing) in enumerate(windows)]
 
     def live(self, request: RunRequest, emit):
-        """A live session (conformance/live.py): streaming mode over the socket source, fed as pushed."""
+        """A live session (conformance/load/live.py): streaming mode over the socket source, fed as pushed."""
         if self.mode != "streaming":
             raise LiveUnsupported("live runs need --engine-option mode=streaming (replay reads a recorded stream)")
-        from engines.spark.live import SparkLive
+        from engines.spark.live import SparkLive  # deferred: imports pyspark
 
         return SparkLive(self, request, emit, prepareQuery(request.r2r).algebra)
 

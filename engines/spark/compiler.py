@@ -357,7 +357,7 @@ class Compiler:
 
     def join(self, a: Relation, b: Relation, how: str) -> Relation:
         """Join on the window and the shared variables, as a hash join on each partition: the windowed
-        triples are partitioned by window (:func:`engines.spark.replay.assign`), so both sides already
+        triples are partitioned by window (:func:`engines.spark.windowjob.assign`), so both sides already
         are, and no exchange, sort or broadcast is needed (sort-merge and broadcast joins measured
         10-25 % slower on the filter query at 10^6 triples).  Every relation has ``__k``, so there is
         always a shared column."""
@@ -498,7 +498,7 @@ def sql_over(spark, frames: dict[str, DataFrame], names: dict[str, str], text: s
 
 def compile_query(algebra, windowed: DataFrame, windows: DataFrame) -> tuple[str, DataFrame, list[str]]:
     """(query form, result DataFrame, projected variable names): :func:`compile_sql` over two frames
-    (the engine compiles inside one larger text, :func:`engines.spark.replay.solve_sql`; this is the
+    (the engine compiles inside one larger text, :func:`engines.spark.windowjob.solve_sql`; this is the
     compiler alone, for tests and tools)."""
     frames = {"W": windowed, "windows": windows}
     names = view_names(frames)

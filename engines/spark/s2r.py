@@ -17,7 +17,7 @@ from pyspark.sql.types import LongType, StringType, StructField, StructType
 from rdflib import URIRef
 
 from engines.spark.compiler import G, K, sql_over, view_names
-from engines.spark.replay import answers, assign, matchable, partitions, solve
+from engines.spark.windowjob import answers, assign, matchable, partitions, solve
 from oracle.model import WindowSpec
 
 QUADS = StructType([StructField("s", StringType()), StructField("p", StringType()), StructField("o", StringType()),
@@ -68,7 +68,7 @@ def count_spans(n: int, window) -> list[tuple[int, int]]:
 def counted(spark, quads: DataFrame, arrived: list[Arrived], window, static, algebra, done: int = 0,
             ended: bool = True):
     """Count windows: window k holds positions [kM, kM + N) — the time windows' assignment
-    (:func:`engines.spark.replay.assign`) with the position in place of the time, t0 = 0, range N and
+    (:func:`engines.spark.windowjob.assign`) with the position in place of the time, t0 = 0, range N and
     slide M.  Its borders are the times of its first and last element; it reports at the last one's.
     Before the end of the stream (``ended`` false) only the filled windows are complete."""
     spans = count_spans(len(arrived), window)

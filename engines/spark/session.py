@@ -19,7 +19,7 @@ def session(master: str = "local[2]"):
             os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
             os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-            from pyspark.sql import SparkSession
+            from pyspark.sql import SparkSession  # deferred: pyspark is optional (the spark extra)
 
             _SESSION = (
                 SparkSession.builder.master(master)
@@ -37,7 +37,7 @@ def session(master: str = "local[2]"):
                 # background triples × windows) are broadcast up to this size
                 .config("spark.sql.autoBroadcastJoinThreshold", str(128 << 20))
                 # windowed triples are partitioned by window; a join or aggregate keyed on the window
-                # and more needs no other exchange (engines/spark/replay.py: assign)
+                # and more needs no other exchange (engines/spark/windowjob.py: assign)
                 .config("spark.sql.requireAllClusterKeysForCoPartition", "false")
                 # in local mode the driver is the executor: with 4g the heap held ~2 GB of old data
                 # and collected garbage every ~120 ms (4.6 s of pauses in 10 filter/aggregate runs

@@ -35,8 +35,10 @@ from pyspark.sql import Observation
 from pyspark.sql import functions as F
 
 from engines.contract import RunRequest
-from engines.spark import ingest
-from engines.spark.replay import (
+from engines.spark import ingest, s2r
+from engines.spark.s2r import Arrived, count_spans, multi_instants
+from engines.spark.session import session
+from engines.spark.windowjob import (
     NOTHING,
     SCHEMA,
     evaluate,
@@ -45,7 +47,6 @@ from engines.spark.replay import (
     static_frame,
     window_instances,
 )
-from engines.spark.session import session
 from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec
 
 
@@ -322,8 +323,6 @@ def element_chunks(request: RunRequest, t0: int) -> Iterator[list[str]]:
     """The elements as N-Quads lines, one chunk per report interval (a count window's last position, a
     multi-window instant, an instant of time-annotated data): fewer micro-batches, and the answers do
     not depend on where the chunks are cut."""
-    from engines.spark.s2r import count_spans, multi_instants
-
     elements = request.stream.elements
     window = request.window
     if isinstance(window, CountWindowSpec):
@@ -367,8 +366,6 @@ class ElementState:
         self.lines += counted.get["n"] or 0
 
     def _register(self) -> None:
-        from engines.spark.s2r import Arrived
-
         def number(text):
             return None if text is None else int(text.strip('"').split('"')[0])
 
@@ -382,8 +379,6 @@ class ElementState:
                                         number(said.get("until")), number(said.get("expires"))))
 
     def report(self, ended: bool) -> None:
-        from engines.spark import s2r
-
         if not self.arrived:
             return
         offsets = self.spark.createDataFrame(sorted(self.offsets.items()), "g STRING, f BIGINT")

@@ -1,0 +1,408 @@
+"""The corpus: YAML case families, validated against ``schema/case.schema.json``, expanded into cases.
+
+Usable without pytest: ``load_corpus(Path("cases"))`` gives every :class:`Case` with its stable id.
+A case family that breaks the schema raises :class:`CaseFileError` naming the file, the line, the YAML
+path of the bad field and what was expected.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from conformance import schema as schemas
+from conformance.corpus import datapaths
+from conformance.streams import readers as streams
+from oracle import durations
+from oracle.durations import parse_duration
+
+DURATION_FIELDS = ("range", "slide", "interval", "duration", "periodic")
+from rdflib.plugins.sparql import prepareQuery
+
+from conformance.streams import annotated
+from conformance.streams.generate import stream as generate_stream
+from oracle.model import CountWindowSpec, MultiWindowSpec, NamedWindow, Stream, ValiditySpec, WindowSpec
+
+TEMPLATE = re.compile(r"\{\{([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)?)\}\}")
+
+
+class CaseFileError(ValueError):
+    """A case file that cannot be used; the message says where and what to do."""
+
+
+class DataMissing(LookupError):
+    """Third-party data a case needs is not under the data root; the message says how to get it."""
+
+
+@functools.lru_cache(maxsize=1)
+def schema() -> dict:
+    return schemas.schema("case")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One concrete case (one combination of the family's parameter grid)."""
+
+    id: str
+    base_id: str
+    family: str
+    title: str
+    spec: tuple[str, ...]
+    level: str
+    capabilities: tuple[str, ...]
+    smoke: bool
+    params: tuple[tuple[str, Any], ...]
+    stream_spec: dict
+    query: dict  # {"r2r": str (params substituted), "stream_iri": str, "prefixes": {...}}
+    window: WindowSpec | CountWindowSpec | ValiditySpec
+    r2s: str
+    fixed: dict
+    vary: dict
+    expected: tuple[dict, ...]
+    source: str
+    prefixes: dict = field(default_factory=dict)
+    #: (family data, index of the case in it): what a variant of the case is expanded from
+    origin: tuple = field(default=(), compare=False, repr=False)
+    variant_of: str | None = None  # the corpus case a recording's variant derives from
+
+    @property
+    def r2r(self) -> str:
+        return self.query["r2r"]
+
+    def load_stream(self, data_root: Path | None = None) -> Stream:
+        root = data_root or datapaths.data_root()
+        key = json.dumps(self.stream_spec, sort_keys=True)
+        cache_key = (key, str(Path(self.source).parent), str(root) if root else None)
+        if cache_key not in _STREAMS:
+            if len(_STREAMS) >= 16:
+                _STREAMS.pop(next(iter(_STREAMS)))
+            _STREAMS[cache_key] = load_stream(self.stream_spec, Path(self.source).parent, root, self.id)
+        return _STREAMS[cache_key]
+
+
+def _node_at(node, path):
+    """The YAML node at a JSON path, as far as the path resolves."""
+    for part in path:
+        if isinstance(node, yaml.MappingNode):
+            nxt = next((v for k, v in node.value if k.value == part), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            nxt = node.value[part]
+        else:
+            nxt = None
+        if nxt is None:
+            break
+        node = nxt
+    return node
+
+
+def _line_of(node, path) -> int | None:
+    """Line (1-based) of the YAML node at a JSON path, as far as the path resolves."""
+    return None if node is None else _node_at(node, path).start_mark.line + 1
+
+
+def _yaml_path(path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def read_family(path: Path) -> dict:
+    """Parse and validate one case family file."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise CaseFileError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    if errors:
+        err = min(errors, key=lambda e: -len(e.absolute_path))
+        line = _line_of(node, list(err.absolute_path))
+        expected = err.message
+        where_said = err.validator_value if err.validator == "not" else err.schema
+        said = where_said.get("description") if isinstance(where_said, dict) else None
+        if said and err.validator in ("type", "minimum", "not"):  # the schema says what is wanted there
+            expected = f"{err.instance!r}: {said}" if err.validator != "not" else said
+        elif err.absolute_path and err.absolute_path[-1] in DURATION_FIELDS:
+            expected = f"{err.instance!r} is not a duration; write {durations.EXPECTED}"
+        if err.validator == "additionalProperties":
+            expected += " — remove it or check its spelling against conformance/schema/case.schema.json"
+        raise CaseFileError(f"{path}:{line}: field {_yaml_path(err.absolute_path)}: {expected}")
+    return data
+
+
+def _lookup(params: dict[str, Any], dotted: str, where: str) -> Any:
+    name, _, field = dotted.partition(".")
+    if name not in params or (field and not (isinstance(params[name], dict) and field in params[name])):
+        raise CaseFileError(f"{where}: template {{{{{dotted}}}}} names no parameter of the case")
+    return params[name][field] if field else params[name]
+
+
+def _show(value: Any) -> str:
+    return "/".join(str(v) for v in value.values()) if isinstance(value, dict) else str(value)
+
+
+def _substitute(value: Any, params: dict[str, Any], where: str) -> Any:
+    if isinstance(value, str):
+        whole = TEMPLATE.fullmatch(value)
+        if whole:
+            return _lookup(params, whole.group(1), where)
+        return TEMPLATE.sub(lambda m: str(_lookup(params, m.group(1), where)), value)
+    if isinstance(value, dict):
+        return {k: _substitute(v, params, where) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_substitute(v, params, where) for v in value]
+    return value
+
+
+def _prefix_block(prefixes: dict[str, str]) -> str:
+    return "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in sorted(prefixes.items()))
+
+
+def expand(data: dict, path: Path) -> list[Case]:
+    """All concrete cases of a validated family, in file order then grid order."""
+    out = []
+    for index, raw in enumerate(data["cases"]):
+        grid = raw.get("params", {})
+        names = list(grid)
+        for combo in itertools.product(*(grid[n] for n in names)) if names else [()]:
+            out.append(_one(data, index, dict(zip(names, combo)), path))
+    return out
+
+
+def _one(data: dict, index: int, params: dict, path: Path) -> Case:
+    """The case ``index`` of a family for one combination of its parameters."""
+    family = data["family"]
+    prefixes = data.get("prefixes", {})
+    raw = data["cases"][index]
+    base_id = f"{family}.{raw['id']}"
+    where = f"{path}: cases[{index}] ({base_id})"
+    query = _substitute(raw["query"], params, where)
+    try:
+        if "windows" in query:
+            window = MultiWindowSpec.from_instants(
+                tuple(named_window(name, w["stream"], w) for name, w in query["windows"].items()),
+                query.get("instants"), bool(query.get("merge_windows", False)))
+        else:
+            window = one_window(query["window"])
+    except ValueError as exc:
+        raise CaseFileError(f"{where}: query.{'windows' if 'windows' in query else 'window'}: {exc}") from exc
+    suffix = "[" + ",".join(f"{n}={_show(params[n])}" for n in params) + "]" if params else ""
+    r2r = _prefix_block(prefixes) + query["r2r"]
+    problem = query_problem(r2r)
+    if problem:
+        text_line, col, message = problem
+        within = text_line - len(prefixes)  # the family's PREFIX lines come first
+        line, block = _field_line(path, ["cases", index, "query", "r2r"])
+        # a block scalar (r2r: |) starts on the line after its indicator; a quoted one on the same line
+        at = f"{path}:{line + within - (0 if block else 1) if line and within > 0 else line or '?'}"
+        raise CaseFileError(f"{at}: field cases[{index}].query.r2r ({base_id}{suffix}): not SPARQL 1.1: {message} "
+                            f"(line {max(within, 1)}, column {col} of the query); fix the query — the corpus, not "
+                            "an engine, is wrong here")
+    return Case(
+        id=base_id + suffix, base_id=base_id, family=family, title=raw["title"],
+        spec=tuple(raw["spec"]), level=raw["level"], capabilities=tuple(raw["capabilities"]),
+        smoke=bool(raw.get("smoke", False)), params=tuple(params.items()),
+        stream_spec=_with_prefixes(_substitute(raw["stream"], params, where), prefixes),
+        query={"r2r": r2r, "stream_iri": query.get("stream_iri", "http://example.org/stream"),
+               "prefixes": prefixes, "text": dict(query.get("text", {}))},
+        window=window, r2s=query.get("r2s", "rstream"),
+        fixed=_substitute(raw.get("semantics", {}).get("fixed", {}), params, where),
+        vary=_substitute(raw.get("semantics", {}).get("vary", {}), params, where),
+        expected=tuple(e for e in raw.get("expected", []) if _params_match(e, params)),
+        source=str(path), prefixes=prefixes, origin=(data, index))
+
+
+def variant(case: Case, params: dict | None = None, window: dict | None = None, r2s: str | None = None) -> Case:
+    """The case as a recording was made: other template parameters, another window or R2S operator.
+
+    Parameters the case has are substituted (``{range: 1s, slide: 1s}`` of CSRBench Q1 gives
+    ``csrbench.q1[range=1s,slide=1s]``, the id a corpus case with those values would have); a window or
+    R2S the case has no parameter for is set directly and named in the id (``[window=5ms/5ms]``)."""
+    data, index = case.origin
+    known = dict(case.params)
+    params = dict(params or {})
+    # a window or R2S the case takes as template parameters is stated through them
+    timed = bool(window) and "range" in window
+    if timed and {"range", "slide"} <= set(known):
+        params.update(range=window["range"], slide=window["slide"])
+        window = None
+    elif timed and isinstance(known.get("window"), dict):
+        params["window"] = {"range": window["range"], "slide": window["slide"]}
+        window = None
+    if r2s and "r2s" in known:
+        params["r2s"], r2s = r2s, None
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise CaseFileError(f"{case.id} has no template parameter {', '.join(unknown)}; it has "
+                            f"{', '.join(known) or 'none'} (state a window or r2s instead)")
+    out = _one(data, index, {**known, **params}, Path(case.source))
+    extra = []
+    if window:
+        spec = recorded_window(out, window)
+        if spec != out.window:
+            out = replace(out, window=spec)
+            extra.append(window_label(window))
+    if r2s and r2s != out.r2s:
+        out = replace(out, r2s=r2s)
+        extra.append(f"r2s={r2s}")
+    if extra:
+        inner = [out.id[len(out.base_id) + 1:-1]] if out.id != out.base_id else []
+        out = replace(out, id=f"{out.base_id}[{','.join(inner + extra)}]")
+    return case if out.id == case.id else replace(out, variant_of=case.id)
+
+
+def one_window(spec: dict):
+    """The one window as a case or a manifest writes it: a time window ``{range, slide}``, a count window
+    ``{count, slide}``, or the instants of time-annotated data ``{validity, every}``."""
+    if "count" in spec:
+        return CountWindowSpec(int(spec["count"]), int(spec["slide"]))
+    if "validity" in spec:
+        return ValiditySpec(parse_duration(spec["every"]) if spec["validity"] == "periodic" else None)
+    return WindowSpec(parse_duration(spec["range"]), parse_duration(spec["slide"]))
+
+
+def named_window(name: str, stream: str, w: dict) -> NamedWindow:
+    """One named window as a case or a manifest writes it: ``{range, slide}`` (durations) or ``{count,
+    slide}`` (units of its stream)."""
+    if "count" in w:
+        return NamedWindow(name, stream, None, int(w["slide"]), int(w["count"]))
+    return NamedWindow(name, stream, parse_duration(w["range"]), parse_duration(w["slide"]))
+
+
+def window_label(window: dict) -> str:
+    """A recorded window in a variant's id: ``window=5ms/5ms``, ``count=2/2`` or, per named window (by
+    the last segment of its IRI), ``wt=20ms/10ms``."""
+    if "count" in window:
+        return f"count={window['count']}/{window['slide']}"
+    if "windows" in window:
+        named = [f"{re.split(r'[/#]', name)[-1]}=" + (f"count{w['count']}/{w['slide']}" if "count" in w else _show(w))
+                 for name, w in window["windows"].items()]
+        instants = window.get("instants")
+        if isinstance(instants, dict):
+            instants = "closes-of-" + re.split(r"[/#]", instants["closes-of"])[-1]
+        return ",".join(named + ([f"instants={instants}"] if instants else []))
+    return f"window={_show(window)}"
+
+
+def recorded_window(case: Case, window: dict):
+    """The window a recording states it was made with (a replay manifest's ``window``): a time window
+    ``{range, slide}``, a count window ``{count, slide}``, or the case's named windows with other widths
+    ``{windows: {name: {range, slide}}, instants}`` (each over the stream the case gives it)."""
+    if "windows" in window:
+        own = {w.name: w for w in case.window.windows} if isinstance(case.window, MultiWindowSpec) else {}
+        stranger = sorted(set(window["windows"]) - set(own))
+        if stranger:
+            raise CaseFileError(f"{case.id} has no window named {', '.join(stranger)}; its windows are "
+                                f"{', '.join(sorted(own)) or 'none (it has one unnamed window)'}")
+        given = {name: named_window(name, own[name].stream, w) for name, w in window["windows"].items()}
+        return MultiWindowSpec.from_instants(tuple(given.get(name, w) for name, w in own.items()),
+                                             window.get("instants", case.window.instants_message()),
+                                             case.window.merged)
+    return one_window(window)
+
+
+@functools.lru_cache(maxsize=1024)
+def query_problem(r2r: str) -> tuple[int, int, str] | None:
+    """(line, column, message) if rdflib cannot parse the R2R query, else None (cached per text)."""
+    try:
+        prepareQuery(r2r)
+    except Exception as exc:  # pyparsing's ParseException and friends
+        message = str(getattr(exc, "msg", None) or exc).split("  (at char")[0]
+        return getattr(exc, "lineno", 1) or 1, getattr(exc, "col", 1) or 1, message
+    return None
+
+
+def _field_line(path: Path, at: list) -> tuple[int | None, bool]:
+    """The line of a field in a case file, and whether it is a block scalar (read again only to report
+    an error)."""
+    try:
+        node = yaml.compose(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None, False
+    field = _node_at(node, at)
+    return field.start_mark.line + 1, isinstance(field, yaml.ScalarNode) and field.style in ("|", ">")
+
+
+def _with_prefixes(stream: dict, prefixes: dict) -> dict:
+    if "elements" in stream or "static" in stream or "annotated" in stream:
+        return dict(stream, prefixes={**prefixes, **stream.get("prefixes", {})})
+    return stream
+
+
+def _params_match(expectation: dict, params: dict) -> bool:
+    return all(str(params.get(k)) == str(v) for k, v in expectation.get("params", {}).items())
+
+
+def load_corpus(root: Path) -> list[Case]:
+    """Every case under ``root`` (``*.yaml``, sorted by path); ids must be unique."""
+    cases: list[Case] = []
+    seen: dict[str, str] = {}
+    for path in sorted(Path(root).rglob("*.yaml")):
+        for case in expand(read_family(path), path):
+            if case.id in seen:
+                raise CaseFileError(f"{path}: case id {case.id!r} is already used in {seen[case.id]}; ids are unique "
+                                    "and never reused")
+            seen[case.id] = str(path)
+            cases.append(case)
+    return cases
+
+
+#: Streams are immutable: cases sharing a stream spec (all CSRBench queries) read it once per process.
+_STREAMS: dict[tuple, Stream] = {}
+
+
+@functools.lru_cache(maxsize=32)
+def _generated(model: str, items: tuple) -> Stream:
+    return generate_stream(model, **dict(items))
+
+
+def load_stream(spec: dict, base: Path, data_root: Path | None, case_id: str = "") -> Stream:
+    """Resolve a case's stream spec to a Stream (generated streams are cached by their parameters)."""
+    if "elements" in spec:
+        return streams.inline(spec, f"{case_id} (inline stream)")
+    if "annotated" in spec:
+        return annotated.load(spec, base, case_id)
+    static = None
+    if spec.get("static_file"):
+        static = base / spec["static_file"]
+    if "generator" in spec:
+        g = dict(spec["generator"])
+        model = g.pop("model")
+        params = {k: (parse_duration(v) if k in ("interval", "duration") else int(v)) for k, v in g.items()}
+        stream = _generated(model, tuple(sorted(params.items())))
+        if spec.get("static"):
+            extra = streams.inline({"static": spec["static"], "prefixes": spec.get("prefixes", {})}, case_id).static
+            stream = Stream(stream.elements, extra)
+        return stream
+    if "data" in spec:
+        root = data_root or datapaths.data_root()
+        if root is None:
+            raise DataMissing(f"{case_id}: needs third-party data '{spec['data']}' but no data root is set; "
+                              f"set {datapaths.ENV} or --data-root to the folder holding it (see README, 'Data')")
+        path = root / spec["data"]
+        if not path.exists():
+            raise DataMissing(f"{case_id}: needs '{spec['data']}' under the data root {root}, which does not have it; "
+                              f"point {datapaths.ENV} or --data-root at a copy of that data (see README, 'Data')")
+    elif "file" in spec:
+        path = base / spec["file"]
+        if not path.exists():
+            raise CaseFileError(f"{case_id}: stream file {path} does not exist")
+    else:
+        raise CaseFileError(f"{case_id}: the stream names no source (elements, file, data or generator)")
+    fmt = spec.get("format") or streams.guess_format(path)
+    if fmt == "csrbench":
+        return streams.csrbench(path, parse_duration(spec.get("interval", 1000)), bool(spec.get("event_graphs", False)), static)
+    return streams.READERS[fmt](path, static)

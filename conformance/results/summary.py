@@ -1,0 +1,83 @@
+"""``rspconf summary``: one or more run reports as a table, worst case first (terminal, Markdown, JSON).
+
+The Markdown goes straight into a CI job summary.  ``--fail-on fail`` exits non-zero when a case FAILs,
+ERRORs or TIMEs OUT other than as its engine's expectations file says, or when a run is incomplete;
+``--fail-on regression`` when ``rspconf diff`` against ``--base`` finds a regression.
+"""
+
+from __future__ import annotations
+
+import json
+
+from conformance.results import tables
+from conformance.results.runs import BAD, VERDICT_RANK, Run
+
+
+def worst_first(cases: list[dict]) -> list[dict]:
+    """Verdict (ERROR … PASS), then mean recall and precision (lowest first), then id."""
+    def key(c):
+        return (VERDICT_RANK[c["verdict"]], c.get("mean_recall") if c.get("mean_recall") is not None else 2,
+                c.get("mean_precision") if c.get("mean_precision") is not None else 2, c["id"])
+    return sorted(cases, key=key)
+
+
+def unexpected(case: dict) -> bool:
+    """A bad verdict that the engine's expectations file does not list."""
+    return case["verdict"] in BAD and case.get("expected_verdict") != case["verdict"]
+
+
+def headline(run: Run) -> str:
+    t = run.doc["totals"]
+    counts = ", ".join(f"{v} {n}" for v, n in t["verdicts"].items() if n)
+    must = t["levels"].get("must")
+    must_text = f"; must {must['PASS']}/{must['PASS'] + must['FAIL']} judged" if must else ""
+    state = "" if run.complete else (f" — INCOMPLETE: {run.info.get('finished')} of {run.info.get('selected')} "
+                                     "cases finished; the counts cover only those")
+    return f"{run.key} ({run.started}): {counts} of {t['total']}{must_text}{state}"
+
+
+def rows(run: Run, show: str) -> list[dict]:
+    cases = worst_first(list(run.cases.values()))
+    if show == "failures":
+        cases = [c for c in cases if c["verdict"] in BAD]
+    return cases
+
+
+def as_json(runs: list[Run], show: str) -> dict:
+    return {"runs": [{"key": r.key, "file": str(r.path), "complete": r.complete, "totals": r.doc["totals"],
+                      "cases": [{"id": c["id"], "verdict": c["verdict"], "expected": c.get("expected_verdict"),
+                                 "matched": c.get("matched"), "windows": len(c["windows"]),
+                                 "mean_precision": c.get("mean_precision"), "mean_recall": c.get("mean_recall"),
+                                 "reason": c["reason"]} for c in rows(r, show)]} for r in runs]}
+
+
+def render(runs: list[Run], fmt: str = "terminal", show: str = "all", width: int | None = None) -> str:
+    if fmt == "json":
+        return json.dumps(as_json(runs, show), indent=2, sort_keys=True)
+    parts = []
+    for run in runs:
+        head = headline(run)
+        parts.append(f"### {head}" if fmt == "markdown" else head)
+        body = []
+        for c in rows(run, show):
+            mark = "*" if c.get("expected_verdict") == c["verdict"] and c["verdict"] in BAD else ""
+            windows = f"{c['matched']}/{len(c['windows'])}" if c.get("matched") is not None else "-"
+            body.append([c["id"], c["verdict"] + mark, windows, tables.fmt_ratio(c.get("mean_precision")),
+                         tables.fmt_ratio(c.get("mean_recall")), c["reason"]])
+        if body:
+            parts.append(tables.render(["case", "verdict", "windows", "P", "R", "reason"], body, fmt, width))
+        else:
+            parts.append("(no case to show)")
+        if any(c.get("expected_verdict") for c in run.cases.values()):
+            parts.append("`*` a known deviation listed in the engine's expectations file" if fmt == "markdown"
+                         else "* a known deviation listed in the engine's expectations file")
+        parts.append("")
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def failing(runs: list[Run]) -> list[str]:
+    """Why ``--fail-on fail`` fails: unexpected bad verdicts and incomplete runs."""
+    out = [f"{r.key}: incomplete run" for r in runs if not r.complete]
+    for r in runs:
+        out += [f"{r.key}: {c['id']} {c['verdict']}" for c in worst_first(list(r.cases.values())) if unexpected(c)]
+    return out

@@ -1,0 +1,1 @@
+"""Running cases against an engine: the adapter registry, the harness that judges each case, expectations, progress and the run report."""

@@ -1,0 +1,119 @@
+"""Finding and building an engine adapter from ``--engine`` and ``--engine-option``.
+
+``--engine NAME`` looks NAME up in the ``rspconf.engines`` entry-point group (and, when the kit runs
+from a source checkout that is not installed, in the built-in table below); ``--engine
+path/to/file.py:Class`` loads a class from a file; ``--engine replay:manifest.yaml`` reads recorded
+outputs (:mod:`engines.replay`); ``--engine 'cmd:command line'`` runs an engine process that speaks the
+JSON Lines protocol (:mod:`engines.command`, ``docs/protocol.md``).  Options ``key=value`` become
+keyword arguments.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from conformance.corpus import datapaths
+from engines.command import CommandEngine, ProtocolError
+from engines.replay import ManifestError, ReplayEngine
+
+BUILTIN = {
+    "reference": "engines.reference:ReferenceEngine",
+    "spark": "engines.spark:SparkEngine",
+    "rsp-js": "engines.rspjs:RspJsEngine",
+    "testing-null": "engines.faults:NullEngine",
+    "testing-shifted": "engines.faults:ShiftedEngine",
+    "testing-late-purge": "engines.faults:LatePurgeEngine",
+    "testing-wrong-r2s": "engines.faults:WrongR2SEngine",
+    "testing-set-difference": "engines.faults:SetDifferenceR2SEngine",
+    "testing-out-of-order": "engines.faults:OutOfOrderEngine",
+    "testing-dstream-late": "engines.faults:DstreamLateEngine",
+    "testing-distinct": "engines.faults:DistinctEngine",
+    "testing-no-empty-aggregate": "engines.faults:NoEmptyAggregateEngine",
+}
+
+
+class EngineUnavailable(LookupError):
+    """The engine cannot be found or built; the message says what to do."""
+
+
+def parse_options(pairs: list[str]) -> dict[str, str]:
+    options = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            raise EngineUnavailable(f"--engine-option {pair!r}: write key=value")
+        key, value = pair.split("=", 1)
+        options[key.strip().replace("-", "_")] = value.strip()
+    return options
+
+
+def _from_target(target: str):
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _from_file(spec: str):
+    path, _, attr = spec.rpartition(":")
+    file = Path(path)
+    if not file.exists():
+        raise EngineUnavailable(f"--engine {spec}: file {file} does not exist")
+    mod_spec = importlib.util.spec_from_file_location(f"rspconf_adapter_{file.stem}", file)
+    module = importlib.util.module_from_spec(mod_spec)
+    mod_spec.loader.exec_module(module)
+    if not hasattr(module, attr):
+        raise EngineUnavailable(f"--engine {spec}: {file} has no {attr}")
+    return getattr(module, attr)
+
+
+def available() -> dict[str, str]:
+    names = dict(BUILTIN)
+    for ep in entry_points(group="rspconf.engines"):
+        names[ep.name] = ep.value
+    return names
+
+
+def load(spec: str, options: dict[str, str] | None = None, start_timeout: float | None = None):
+    """Build the adapter named by ``spec`` with ``options``.  ``start_timeout`` (seconds; the case
+    timeout) bounds an engine process's start handshake unless the options set ``start_timeout``."""
+    options = options or {}
+    if spec.startswith("replay:"):
+
+        root = datapaths.data_root()
+        options = {"data_root": str(root) if root else None, **options}
+        try:
+            return ReplayEngine(spec[len("replay:"):], **options)
+        except (ManifestError, TypeError) as exc:
+            raise EngineUnavailable(f"--engine {spec}: {exc}") from exc
+    if spec.startswith("cmd:"):
+        if start_timeout is not None:
+            options = {"start_timeout": start_timeout, **options}
+        try:
+            return CommandEngine(spec[len("cmd:"):], **options)
+        except (ProtocolError, OSError, TypeError, ValueError) as exc:
+            raise EngineUnavailable(f"--engine {spec}: {exc}") from exc
+    if ".py:" in spec:
+        cls = _from_file(spec)
+    else:
+        if "@" in spec:  # name@version: a registered engine that ships several pinned releases (rsp-js@1.1.2)
+            spec, options = spec.split("@", 1)[0], {**options, "version": spec.split("@", 1)[1]}
+        names = available()
+        if spec not in names:
+            raise EngineUnavailable(
+                f"--engine {spec}: unknown engine. Give a registered name ({', '.join(sorted(names))}), "
+                "'cmd:<command line>' for an engine process speaking the JSON Lines protocol (docs/protocol.md), "
+                "'replay:<manifest.yaml>' for recorded outputs, or 'path/to/file.py:Class' for an in-process "
+                "adapter; `rspconf engines` lists them")
+        try:
+            cls = _from_target(names[spec])
+        except ImportError as exc:
+            raise EngineUnavailable(f"--engine {spec}: cannot import {names[spec]} ({exc}); "
+                                    "is its extra installed? (see README)") from exc
+
+    if start_timeout is not None and isinstance(cls, type) and issubclass(cls, CommandEngine):
+        options = {"start_timeout": start_timeout, **options}
+    try:
+        return cls(**options)
+    except (TypeError, ValueError) as exc:
+        raise EngineUnavailable(f"--engine {spec}: cannot start it with options {options}: {exc}") from exc

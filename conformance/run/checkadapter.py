@@ -1,0 +1,101 @@
+"""``rspconf check-adapter ENGINE``: exercise a new adapter on the smoke subset and say precisely what
+it got wrong — start-up and declared info, each smoke case (protocol or harness trouble is an ERROR;
+a wrong answer is a FAIL, which is about semantics, not the adapter), a query that is not SPARQL (it
+must be refused, not answered, crashed on or hung on), and a clean stop.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from conformance.corpus.cases import load_corpus
+from conformance.run import adapters
+from conformance.run.harness import EngineTimeout, call_with_timeout, request_for, run_case
+from engines.contract import DIALECTS, Unsupported
+from oracle import profiles
+from oracle.compare import ALIGNMENTS
+
+
+class Checklist:
+    def __init__(self, out):
+        self.out, self.problems = out, 0
+
+    def ok(self, what: str) -> None:
+        print(f"  ok    {what}", file=self.out)
+
+    def bad(self, what: str, detail: str = "") -> None:
+        self.problems += 1
+        print(f"  FAIL  {what}", file=self.out)
+        for line in detail.strip().splitlines()[-12:]:
+            print(f"          {line}", file=self.out)
+
+    def note(self, what: str) -> None:
+        print(f"  note  {what}", file=self.out)
+
+
+def check(spec: str, options: dict, cases_root: Path, timeout: float, out) -> int:
+    c = Checklist(out)
+    print(f"checking adapter {spec}", file=out)
+    try:
+        adapter = adapters.load(spec, options)
+        info = adapter.info()
+    except Exception as exc:  # noqa: BLE001 - everything here is a finding to print
+        c.bad("start and info()", f"{type(exc).__name__}: {exc}\n{getattr(exc, 'stderr_tail', '') or ''}")
+        return 1
+    c.ok(f"started: {info.name} {info.version}, dialect {info.dialect}, alignment {info.alignment}")
+    if info.dialect not in DIALECTS:
+        c.bad(f"dialect {info.dialect!r}", f"use one of {', '.join(DIALECTS)}")
+    try:
+        profiles.space(info.profile)
+        c.ok(f"declared profile is valid: {info.profile}")
+    except ValueError as exc:
+        c.bad("declared profile", str(exc))
+    if info.alignment not in ALIGNMENTS:
+        c.bad(f"alignment {info.alignment!r}", f"use {', '.join(ALIGNMENTS)}")
+    cases = [case for case in load_corpus(cases_root) if case.smoke]
+    print(f"smoke subset: {len(cases)} cases", file=out)
+    request = None
+    for case in cases:
+        result = run_case(case, adapter, info, timeout=timeout, gracious=False)
+        line = f"{case.id}: {result.verdict} in {result.seconds:.1f} s — {result.reason}"
+        if result.verdict in ("ERROR", "TIMEOUT"):
+            c.bad(line, result.error or "")
+        elif result.verdict == "FAIL":
+            c.note(line + "  (the answer differs from the declared semantics: see the report, not a protocol problem)")
+        else:
+            c.ok(line)
+        if request is None and result.verdict not in ("SKIPPED", "UNSUPPORTED"):
+            request = request_for(case, info, case.load_stream())
+    if request is not None:
+        bogus = replace(request, r2r="THIS IS NOT SPARQL {", query_text="THIS IS NOT SPARQL {",
+                        case_id="check-adapter.not-sparql")
+        try:
+            reports = call_with_timeout(lambda: adapter.run(bogus), timeout, getattr(adapter, "cancel", None))
+            c.bad("a query that is not SPARQL", f"was answered with {len(reports)} reports; refuse it "
+                  "(raise Unsupported or an error / answer 'unsupported' or 'error')")
+        except Unsupported as exc:
+            c.ok(f"a query that is not SPARQL is refused: {exc}")
+        except EngineTimeout:
+            c.bad("a query that is not SPARQL", f"no answer within {timeout:g} s: refuse bad queries at once")
+        except Exception as exc:  # noqa: BLE001
+            tail = getattr(exc, "stderr_tail", "")
+            if "exit code" in str(exc) or "not JSON" in str(exc):
+                c.bad("a query that is not SPARQL", f"{exc}\n{tail}")
+            else:
+                c.ok(f"a query that is not SPARQL is an error: {str(exc)[:160]}")
+    else:
+        c.note("no smoke case ran (all skipped or unsupported): the bad-query check was not made")
+    if hasattr(adapter, "close"):
+        started = time.monotonic()
+        process = getattr(adapter, "process", None)
+        adapter.close()
+        if process is not None and process.proc.returncode not in (0, None):
+            c.bad("stop", f"the engine exited with code {process.proc.returncode} on stop")
+        elif process is not None and process.proc.returncode is None:
+            c.bad("stop", "the engine did not exit within 5 s of the stop message and was killed")
+        else:
+            c.ok(f"stopped cleanly in {time.monotonic() - started:.1f} s")
+    print(("adapter OK" if not c.problems else f"{c.problems} problem(s) found"), file=out)
+    return 1 if c.problems else 0

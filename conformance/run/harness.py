@@ -1,0 +1,264 @@
+"""Run one case against one adapter and judge it: the runner's core, independent of pytest.
+
+Verdicts: PASS and FAIL say something about the engine's semantics; ERROR (the engine raised, or the
+harness could not run the case), TIMEOUT (no answer in time), UNSUPPORTED (a capability the engine
+does not declare, or a construct it refuses) and SKIPPED (the case's data is absent) do not.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.corpus.cases import Case, CaseFileError, DataMissing
+from conformance.streams.readers import StreamInputError
+from engines.contract import EngineInfo, RunRequest, Unsupported
+from engines.dialects.render import Inexpressible, render
+from oracle import profiles
+from oracle.judge.explain import BUDGET, diagnose, reason
+from oracle.judge.verdict import JudgeTimeout, check, fixed_semantics, over_profiles
+from oracle.model import CountWindowSpec
+from oracle.r2r.query import R2R, QueryError
+from oracle.r2r.terms import show_solution
+from oracle.s2r.counting import by_triple
+
+VERDICTS = ("PASS", "FAIL", "ERROR", "TIMEOUT", "UNSUPPORTED", "SKIPPED")
+SHOWN_SOLUTIONS = 20
+
+
+@dataclass
+class CaseResult:
+    id: str
+    engine: str
+    verdict: str
+    reason: str
+    level: str
+    capabilities: list[str]
+    explanation: dict | None = None
+    windows: list[dict] = field(default_factory=list)
+    matched: int | None = None
+    mean_precision: float | None = None
+    mean_recall: float | None = None
+    seconds: float = 0.0
+    error: str | None = None
+    findings: dict[str, int] | None = None  # failure patterns → windows (oracle/judge/explain.py FINDINGS)
+    vacuous: bool = False                   # a PASS that compared no report although the stream has data
+    notes: list[str] = field(default_factory=list)
+    variant_of: str | None = None           # the corpus case a replay recording's variant derives from
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class EngineTimeout(Exception):
+    pass
+
+
+def call_with_timeout(fn, timeout: float, on_timeout=None):
+    """Run ``fn()`` in a daemon thread; raise EngineTimeout after ``timeout`` seconds.
+
+    An in-process adapter that hangs cannot be killed from Python: ``on_timeout`` (the adapter's
+    optional ``cancel()``) is asked to stop it, then the thread is abandoned (it is a daemon, so it never
+    keeps the process alive) and the run goes on.  Subprocess adapters are killed.
+    """
+    box: dict[str, Any] = {}
+
+    def target():
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - reported to the caller
+            box["error"] = exc
+            box["trace"] = traceback.format_exc()
+
+    thread = threading.Thread(target=target, daemon=True, name="rspconf-engine-call")
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        if on_timeout is not None:
+            try:
+                on_timeout()
+            except Exception:  # noqa: BLE001 - a failing cancel must not hide the timeout
+                pass
+        raise EngineTimeout(f"no answer within {timeout:g} s")
+    if "error" in box:
+        exc = box["error"]
+        exc.__rspconf_trace__ = box["trace"]
+        raise exc
+    return box.get("value")
+
+
+class NoTextForDialect(LookupError):
+    """A query-syntax case has no text in the engine's dialect."""
+
+
+def request_for(case: Case, info: EngineInfo, stream) -> RunRequest:
+    """The engine's request: the case's own text in the engine's dialect (a query-syntax case), else the
+    neutral query rendered into that dialect."""
+    written = case.query.get("text") or {}
+    if written:
+        if info.dialect not in written:
+            raise NoTextForDialect(f"this case tests how {', '.join(sorted(written))} text is read; the engine reads "
+                                   f"{info.dialect}")
+        text = written[info.dialect]
+    else:
+        text = render(info.dialect, case.r2r, case.query["stream_iri"], case.window, case.r2s)
+    return RunRequest(case.id, stream, case.r2r, text, case.window, case.r2s, case.query["stream_iri"])
+
+
+def window_json(i: int, w) -> dict:
+    e, a = w.expected, w.actual
+    out = {
+        "index": i,
+        "status": w.status,
+        "open": e.opening if e is not None else (a.window[0] if a is not None and a.window else None),
+        "close": e.closing if e is not None else (a.window[1] if a is not None and a.window else None),
+        "expected_tau": e.tau if e is not None else None,
+        "actual_tau": a.tau if a is not None else None,
+        "actual_window": list(a.window) if a is not None and a.window else None,
+        "precision": w.precision,
+        "recall": w.recall,
+        "expected_size": w.expected_size,
+        "actual_size": w.actual_size,
+        "missing": [show_solution(r) for r in w.missing[:SHOWN_SOLUTIONS]],
+        "extra": [show_solution(r) for r in w.extra[:SHOWN_SOLUTIONS]],
+        "diagnostics": list(w.diagnostics),
+        "gracious": w.gracious,
+        "timing": w.timing,
+    }
+    return out
+
+
+def declared_r2s(info: EngineInfo) -> str | None:
+    """An engine that implements a single R2S operator declares it in its profile (CQELS: Istream);
+    it is then judged under that operator, and the verdict says so.  Otherwise the case's R2S holds."""
+    value = info.profile.get("r2s")
+    return value if isinstance(value, str) else None
+
+
+def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, deadline: float | None = None,
+          evaluator: str = "auto", executor=None):
+    """The oracle's verdict on an engine's reports for a case, diagnosed when it fails.  ``deadline``
+    (a monotonic instant) bounds the judging: past it the check raises JudgeTimeout, and the diagnosis
+    of a FAIL gets the time left (at most explain.BUDGET) and says when it was cut short."""
+    fixed = dict(case.fixed)
+    fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
+    semantics = fixed_semantics(case.window)
+    if semantics is not None:  # no t0 classes: each admissible profile checked (oracle/expected/validity.py, oracle/expected/multiwindow.py)
+        space = profiles.space(info.profile, fixed, case.vary, window=case.window)
+        return over_profiles(semantics, stream, case.window, case.r2r, space, reports, info.alignment, evaluator)
+    if isinstance(case.window, CountWindowSpec):  # a count window is judged by triple, whatever it counts (oracle/s2r/counting.py)
+        stream = by_triple(stream)
+        gracious = False  # gracious mode shifts time borders; a count window has none to shift
+    query = R2R(case.r2r, stream, evaluator, executor)
+    space = profiles.space(info.profile, fixed, case.vary, window=case.window, stream=stream)
+    verdict = check(stream, case.window, query, space, reports, how=info.alignment, deadline=deadline)
+    for rule, windows in sorted(query.disagreements.items()):
+        verdict.notes.append(f"rdflib and Oxigraph differ in {windows} window{'s' if windows != 1 else ''} by the "
+                             f"declared rule {rule} (oracle/README.md); rdflib's answer stands")
+    if verdict.verdict == "FAIL":
+        left = BUDGET if deadline is None else max(1.0, min(BUDGET, deadline - time.monotonic()))
+        diagnose(verdict, query, gracious=gracious, budget=left)
+    return verdict
+
+
+def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data_root: Path | None = None,
+             gracious: bool = True, progress=None, evaluator: str = "auto", executor=None) -> CaseResult:
+    """Run one case and judge it; ``progress(step)`` (optional) hears each step as it begins."""
+    started = time.monotonic()
+    say = progress or (lambda step: None)
+    result = CaseResult(case.id, info.name, "ERROR", "", case.level, list(case.capabilities),
+                        variant_of=getattr(case, "variant_of", None))
+    recorded = list(getattr(adapter, "notes_for", lambda _: [])(case.id))
+
+    def done(verdict: str, why: str, error: str | None = None) -> CaseResult:
+        result.verdict, result.reason, result.error = verdict, why, error
+        result.notes = recorded + [n for n in result.notes if n not in recorded]
+        if recorded and verdict in ("PASS", "FAIL"):
+            result.reason = f"[{'; '.join(recorded)}] {why}"
+        result.seconds = round(time.monotonic() - started, 3)
+        return result
+
+    lacking = sorted(set(case.capabilities) - set(info.capabilities))
+    if lacking:
+        return done("UNSUPPORTED", f"engine lacks capability {', '.join(lacking)}")
+    say(f"{case.id}: loading the stream")
+    try:
+        stream = case.load_stream(data_root)
+    except DataMissing as exc:
+        return done("SKIPPED", str(exc))
+    except (StreamInputError, CaseFileError, ValueError) as exc:
+        return done("ERROR", f"harness: cannot load the case's stream: {exc}", str(exc))
+    try:
+        request = request_for(case, info, stream)
+    except (NoTextForDialect, Inexpressible) as exc:
+        return done("UNSUPPORTED", str(exc))
+    except ValueError as exc:
+        return done("ERROR", f"harness: cannot render the query for dialect {info.dialect}: {exc}", str(exc))
+    say(f"{case.id}: engine running")
+    try:
+        reports = call_with_timeout(lambda: adapter.run(request), max(0.1, timeout - (time.monotonic() - started)),
+                                    getattr(adapter, "cancel", None))
+    except EngineTimeout as exc:
+        return done("TIMEOUT", f"engine: {exc}")
+    except Unsupported as exc:
+        return done("UNSUPPORTED", f"engine refused: {exc}")
+    except Exception as exc:  # noqa: BLE001 - any engine failure is an ERROR, never a FAIL
+        trace = getattr(exc, "__rspconf_trace__", None) or traceback.format_exc()
+        tail = getattr(exc, "stderr_tail", None)
+        return done("ERROR", f"engine raised {type(exc).__name__}: {exc}",
+                    (trace + ("\n--- engine stderr (tail) ---\n" + tail if tail else ""))[-8000:])
+    if not isinstance(reports, list):
+        return done("ERROR", f"engine returned {type(reports).__name__}, not a list of reports")
+    say(f"{case.id}: oracle judging")
+    try:
+        verdict = judge(case, info, stream, reports, gracious, deadline=started + timeout, evaluator=evaluator,
+                        executor=executor)
+    except JudgeTimeout as exc:
+        return done("TIMEOUT", f"oracle (not the engine): {exc} of {timeout:g} s; raise --case-timeout")
+    except (QueryError, ValueError) as exc:
+        return done("ERROR", f"harness: the oracle cannot evaluate this case: {exc}", traceback.format_exc())
+    best = verdict.best
+    result.explanation = {
+        "t0": best.t0, "t0_class": list(best.t0_class), "profile": best.profile.describe(),
+        "alignment": verdict.alignment, "candidates": verdict.candidates,
+        "explaining": [{"profile": p, "t0_class": list(c)} for p, c in verdict.explaining[:20]],
+    }
+    result.windows = [window_json(i, w) for i, w in enumerate(best.windows)]
+    result.matched = best.matched
+    result.mean_precision = round(best.mean("precision"), 6)
+    result.mean_recall = round(best.mean("recall"), 6)
+    result.findings = dict(verdict.findings) or None
+    result.vacuous = verdict.vacuous
+    result.notes = list(verdict.notes)
+    why = reason(verdict)
+    own = declared_r2s(info)
+    if own and own != case.r2s:
+        why = f"[judged under the engine's declared R2S {own}; the case asks {case.r2s}] {why}"
+    return done(verdict.verdict, why)
+
+
+def failure_text(result: CaseResult, limit: int = 6) -> str:
+    """A person-readable account of a FAIL: the reason, then the first wrong windows with diagnostics."""
+    lines = [f"{result.id}: FAIL — {result.reason}"]
+    shown = 0
+    for w in result.windows:
+        if w["status"] == "MATCH":
+            continue
+        shown += 1
+        if shown > limit:
+            lines.append(f"… {sum(x['status'] != 'MATCH' for x in result.windows) - limit} more wrong windows")
+            break
+        span = f"[{w['open']}, {w['close']})" if w["open"] is not None else "?"
+        p = "-" if w["precision"] is None else f"{w['precision']:.2f}"
+        r = "-" if w["recall"] is None else f"{w['recall']:.2f}"
+        lines.append(f"  window {w['index']} {span}: {w['status']} precision {p} recall {r} "
+                     f"(expected {w['expected_size']}, actual {w['actual_size']})")
+        lines += [f"    {d}" for d in w["diagnostics"]]
+    return "\n".join(lines)
+
+
+__all__ = ["CaseResult", "VERDICTS", "call_with_timeout", "failure_text", "judge", "run_case"]

@@ -1,0 +1,312 @@
+"""Deliberately wrong engines: the kit must classify each of them correctly.
+
+Each one is the reference engine with one classic RSP bug, while still declaring the reference
+engine's (correct) profile and windows — exactly what a buggy engine does.  ``FAULTS`` maps each
+engine to the failure pattern (``oracle.judge.explain.FINDINGS``) the kit must name for it;
+``tests/test_fault_engines.py`` checks that the corpus fails each on at least three cases and says why.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from dataclasses import replace
+
+from rdflib import Literal
+
+from engines import r2s as engine_r2s
+from engines.contract import RunRequest
+from engines.reference import ReferenceEngine
+from engines.reference.live import ReferenceLive
+from oracle.model import MultiWindowSpec, ObservedReport
+
+
+class NullEngine(ReferenceEngine):
+    """Answers nothing at all."""
+
+    name = "testing-null"
+
+    def run(self, request: RunRequest) -> list[ObservedReport]:
+        return []
+
+
+class ShiftedEngine(ReferenceEngine):
+    """Uses window borders shifted later by half a slide, but declares the nominal borders."""
+
+    name = "testing-shifted"
+
+    def content(self, request, o, c, inside):
+        shift = max(1, request.window.slide // 2)
+        return [e for e in request.stream.elements if o + shift <= e.t < c + shift]
+
+
+class LatePurgeEngine(ReferenceEngine):
+    """Purges late: keeps each window's elements for one extra slide (CQELS's Q6/Q7 bug in CSRBench)."""
+
+    name = "testing-late-purge"
+
+    def content(self, request, o, c, inside):
+        return [e for e in request.stream.elements if o - request.window.slide <= e.t < c]
+
+
+class WrongR2SEngine(ReferenceEngine):
+    """Always streams the whole relation (Rstream), whatever R2S the query asks for."""
+
+    name = "testing-wrong-r2s"
+
+    def r2s(self, operator, current, previous, kind):
+        return current
+
+
+class SetDifferenceR2SEngine(ReferenceEngine):
+    """Istream/Dstream by *set* difference: one earlier copy of a solution cancels every later copy."""
+
+    name = "testing-set-difference"
+
+    def r2s(self, operator, current, previous, kind):
+        if kind == "ASK" or operator == "rstream":
+            return current
+        a, b = (current, previous) if operator == "istream" else (previous, current)
+        gone = {engine_r2s.row_key(r) for r in b}
+        return [r for r in a if engine_r2s.row_key(r) not in gone]
+
+
+class OutOfOrderEngine(ReferenceEngine):
+    """Emits the second window's report before the first one's (both correctly labelled and timed)."""
+
+    name = "testing-out-of-order"
+
+    def run(self, request: RunRequest) -> list[ObservedReport]:
+        reports = super().run(request)
+        if len(reports) >= 2:
+            reports[0], reports[1] = reports[1], reports[0]
+        return reports
+
+
+class DstreamLateEngine(ReferenceEngine):
+    """Reports each window's Dstream one window late (the first window reports nothing new)."""
+
+    name = "testing-dstream-late"
+
+    def run(self, request: RunRequest) -> list[ObservedReport]:
+        reports = super().run(request)
+        if request.r2s != "dstream" or not reports or isinstance(reports[0].solutions, bool):
+            return reports
+        late = [[]] + [r.solutions for r in reports[:-1]]
+        return [ObservedReport(s, tau=r.tau, window=r.window) for s, r in zip(late, reports)]
+
+
+class DistinctEngine(ReferenceEngine):
+    """Removes duplicate solutions from every relation (as some recorders do), declaring bags."""
+
+    name = "testing-distinct"
+
+    def evaluate(self, request, elements):
+        kind, current = super().evaluate(request, elements)
+        if kind != "SELECT":
+            return kind, current
+        seen, out = set(), []
+        for row in current:
+            key = engine_r2s.row_key(row)
+            if key not in seen:
+                seen.add(key)
+                out.append(row)
+        return kind, out
+
+
+class NoEmptyAggregateEngine(ReferenceEngine):
+    """Gives no row where an aggregate over no match is 0 (SPARQLstream's Q4 fault)."""
+
+    name = "testing-no-empty-aggregate"
+
+    def evaluate(self, request, elements):
+        kind, current = super().evaluate(request, elements)
+        if kind == "SELECT" and len(current) == 1 and current[0] and all(
+                isinstance(v, Literal) and isinstance(v.toPython(), (int, float)) and v.toPython() == 0
+                for v in current[0].values()):
+            return kind, []
+        return kind, current
+
+
+class CountOverrunEngine(ReferenceEngine):
+    """Count windows one unit too wide: each holds N + 1 elements from its start and so closes one element
+    late (an off-by-one in the count), while declaring the case's window."""
+
+    name = "testing-count-overrun"
+
+    def count_windows(self, request):
+        elements, size, step = request.stream.elements, request.window.count + 1, request.window.slide
+        k = 0
+        while k * step < len(elements):
+            inside = elements[k * step:k * step + size]
+            yield inside[0].t, inside[-1].t, inside
+            k += 1
+
+
+class ClosedValidityEngine(ReferenceEngine):
+    """Time-annotated data read with the end included: a fact still holds at its tmp:final or expiration
+    time (and the valid set changes one millisecond later)."""
+
+    name = "testing-closed-validity"
+
+    def holds(self, t, end):
+        return t <= end
+
+    def changes(self, starts, ends):
+        return starts | {end + 1 for end in ends}
+
+
+class KeepsOldVersionsEngine(ReferenceEngine):
+    """Expiring facts are never replaced: an old version holds until its own expiration."""
+
+    name = "testing-keeps-old-versions"
+
+    def facts_valid_at(self, request, t):
+        return [e for e in request.stream.elements if e.t <= t and (e.until is None or t < e.until)
+                and (e.expires is None or t < e.expires)]
+
+
+class OneWindowEngine(ReferenceEngine):
+    """Several named windows read as one: every window gets the content of the first (rsp-js is known to
+    mishandle the first of two windows on one stream; this is the simplest such fault)."""
+
+    name = "testing-one-window"
+
+    def read_as(self, request, window):
+        return request.window.windows[0]
+
+
+class EveryCloseEngine(ReferenceEngine):
+    """Evaluates a content-change query at every window close, also where no window's content changed."""
+
+    name = "testing-every-close"
+
+    def on_change_only(self, request) -> bool:
+        return False
+
+
+class AnyCloseEngine(ReferenceEngine):
+    """Evaluates a query whose instants are one designated window's closes whenever any window closes."""
+
+    name = "testing-any-close"
+
+    def evaluation_times(self, request, closes):
+        if request.window.instants == "closes-of":
+            return sorted(set().union(*closes.values()))
+        return super().evaluation_times(request, closes)
+
+
+class SharedCountEngine(ReferenceEngine):
+    """Count windows among several windows count every stream's elements in one sequence (the position in
+    the whole arrival order), then keep their own stream's: a count window over a stream holds fewer
+    than N of its elements and closes when another stream's element arrives."""
+
+    name = "testing-shared-count"
+
+    def counted(self, request, window):
+        return list(range(len(request.stream.elements)))
+
+
+class UnmergedEngine(ReferenceEngine):
+    """Reads each window of a query that merges them (C-SPARQL's dataset) as a named graph of its own."""
+
+    name = "testing-unmerged"
+
+    def run(self, request):
+        if isinstance(request.window, MultiWindowSpec) and request.window.merged:
+            request = replace(request, window=replace(request.window, merged=False))
+        return super().run(request)
+
+
+#: each fault engine and the failure pattern the kit must name for it (tests/test_fault_engines.py): on
+#: the count-window, time-annotated and multi-window families, and on the rest of the corpus
+COUNT_FAULTS = {CountOverrunEngine: "count"}
+VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions"}
+MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", EveryCloseEngine: "every-close", AnyCloseEngine: "any-close",
+                       SharedCountEngine: "shared-count", UnmergedEngine: "unmerged"}
+
+FAULTS = {
+    SetDifferenceR2SEngine: "r2s-set",
+    OutOfOrderEngine: "out-of-order",
+    WrongR2SEngine: "r2s-rstream",
+    DstreamLateEngine: "shifted",
+    DistinctEngine: "multiplicity",
+    NoEmptyAggregateEngine: "absent-value",
+}
+
+
+# -- live runs (conformance/load/live.py): faults that show only in wall-clock time ---------------------
+
+class LateEngine(ReferenceEngine):
+    """Answers correctly, ``delay`` seconds late: each report is held back that long after it is made
+    (option ``delay``, default 0.5).  A live run must measure that delay more than the control's."""
+
+    name = "testing-late"
+
+    def __init__(self, delay: float | str = 0.5, **options):
+        super().__init__(**options)
+        self.delay = float(delay)
+
+    def live(self, request, emit):
+        return LateLive(self, request, emit, self.delay)
+
+
+class LateLive(ReferenceLive):
+    """The reference engine's live session, each report leaving ``delay`` seconds after it is made; its
+    end waits for the postponed reports."""
+
+    def __init__(self, engine, request, emit, delay: float):
+        self.postponed = Postponed(emit, delay)
+        super().__init__(engine, request, self.postponed.put)
+
+    def end(self) -> None:
+        super().end()
+        self.postponed.drain()
+
+
+class Postponed:
+    """Emits each report ``delay`` seconds after it is put, in order, from a thread of its own."""
+
+    def __init__(self, emit, delay: float):
+
+        self.emit, self.delay, self.queue = emit, delay, queue.Queue()
+        self.thread = threading.Thread(target=self._run, name="rspconf-late-emits", daemon=True)
+        self.thread.start()
+
+    def put(self, report) -> None:
+        self.queue.put((time.monotonic() + self.delay, report))
+
+    def _run(self) -> None:
+        while True:
+            item = self.queue.get()
+            if item is None:
+                return
+            due, report = item
+            time.sleep(max(0.0, due - time.monotonic()))
+            self.emit(report)
+
+    def drain(self) -> None:
+        self.queue.put(None)
+        self.thread.join()
+
+
+class DroppingEngine(ReferenceEngine):
+    """Loses elements under load: its input buffer takes at most ``capacity`` elements per push (option,
+    default 3), and drops the rest of a larger burst — so at a rate of n elements per timestamp it loses
+    a fraction 1 − capacity/n of them, and none at n ≤ capacity.  The batch run (no bursts) is correct."""
+
+    name = "testing-dropping"
+
+    def __init__(self, capacity: int | str = 3, **options):
+        super().__init__(**options)
+        self.capacity = int(capacity)
+
+    def live(self, request, emit):
+        engine = self
+
+        class Dropping(ReferenceLive):
+            def take(self, elements):
+                return elements[:engine.capacity]
+
+        return Dropping(self, request, emit)

@@ -1,0 +1,289 @@
+"""Several windows over several streams (RSP-QL): an RSP-QL dataset of named time-varying graphs.
+
+A case's query names its windows (:class:`~oracle.model.MultiWindowSpec`): each is a named graph the
+R2R query reads with ``GRAPH <name> { … }`` (RSP-QL's ``WINDOW <name> { … }``), over one named stream,
+with its own range and slide; static data is the default graph.  Following RSP-QL (Dell'Aglio et al.,
+2014; the RSP community group's Semantics.md), the query is evaluated at *evaluation instants*, and at
+an instant t each window contributes its *instantaneous graph*: the content of its latest window
+instance that has closed by t (instances [t0 + kβ, t0 + kβ + ω), k ≥ 0, with the profile's boundary;
+an empty graph before its first close).
+
+Evaluation instants are a profile dimension (``Profile.instants``; a case may fix them in its query):
+- ``any-close``: whenever some window closes (each window's own closing times, merged) — C-SPARQL and
+  RSP4J evaluate a query when one of its windows reports;
+- ``all-close``: only when every window closes at that instant;
+- ``content-change``: only at the closes where some window's content (the elements its latest closed
+  instance holds) differs from what it was just before — CQELS's evaluation on change, at the
+  granularity at which an instantaneous graph can change;
+- ``closes-of:<window>``: whenever one designated window closes.
+Instants run up to the close of the last window instance that has started by the last element (the
+time-driven flush of the single-window engines).
+
+A count window among them (``NamedWindow.count``) counts the units of its own stream (the profile's
+``count_unit``): instance k holds its positions [t0 + kM, t0 + kM + N) and closes when the last of them
+arrives, at its time; one the stream never fills never closes.  At an instant it shows its latest
+filled instance (of several filled at one time, the last).  Its t0 is the profile's ``count_t0``.
+
+Each window has its own t0.  A fixed t0 in the profile is every window's.  With ``t0: any`` the oracle
+tries every combination of per-window t0 values, each window's over its own default range (from one
+window range before its stream's first element to one after, as for a single window; or the profile's
+``t0_range``), and the engine passes if some combination explains its whole output.  When the product of
+the ranges exceeds :data:`EXHAUSTIVE` combinations, it tries the values the engine's own report times
+imply (an instant is some window's close, so t0_w ≡ τ − ω_w mod β_w) and says the search was not
+exhaustive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from itertools import product
+
+from rdflib import Dataset, URIRef
+
+from oracle import r2s
+from oracle.compare import fixed
+from oracle.findings import FINDINGS
+from oracle.model import MultiWindowSpec, NamedWindow, Profile, Report, Stream, WindowSpec
+from oracle.r2r.query import R2R
+from oracle.r2r.solutions import Solutions
+from oracle.s2r.t0 import default_range
+
+EXHAUSTIVE = 20_000  # per-window t0 combinations tried one by one; beyond: the combinations the reports imply
+
+
+def units(stream: Stream, window: NamedWindow, count_unit: str, shared: bool = False) -> list[tuple[int, tuple]]:
+    """(time, members) of each unit a count window counts, in arrival order: the elements of its own
+    stream, each one unit (all its triples) or one unit per triple (``count_unit``); a member is the pair
+    (element index, triple index).  ``shared``: the fault of an engine that counts every stream's
+    elements in one sequence (another stream's units count, and hold nothing)."""
+    out: list[tuple[int, tuple]] = []
+    for i, e in enumerate(stream.elements):
+        own = e.stream == window.stream
+        if not (own or shared):
+            continue
+        if count_unit == "triple":
+            out.extend((e.t, ((i, j),) if own else ()) for j in range(len(e.triples)))
+        else:
+            out.append((e.t, tuple((i, j) for j in range(len(e.triples))) if own else ()))
+    return out
+
+
+def filled(stream: Stream, window: NamedWindow, t0: int, count_unit: str, shared: bool = False) -> list[tuple[int, tuple]]:
+    """(close time, members) of each instance of a count window that fills: instance k holds the units
+    at positions [t0 + kM, t0 + kM + N) of its stream (those below 0 hold nothing) and closes at the time
+    of its last unit.  An instance the stream never fills never closes: a count window has no clock."""
+    us = units(stream, window, count_unit, shared)
+    out, k = [], 0
+    while t0 + k * window.slide + window.count - 1 < len(us):
+        first, last = t0 + k * window.slide, t0 + k * window.slide + window.count - 1
+        if last >= 0:
+            out.append((us[last][0], tuple(m for _, held in us[max(first, 0):last + 1] for m in held)))
+        k += 1
+    return out
+
+
+def closings(window: NamedWindow, t0: int, last: int, stream: Stream | None = None,
+             count_unit: str = "element", shared: bool = False) -> list[int]:
+    """The closing times of the window's instances: a time window's that have started by ``last``, a
+    count window's that fill (from ``stream``)."""
+    if window.count is not None:
+        return [c for c, _ in filled(stream, window, t0, count_unit, shared)]
+    out, k = [], 0
+    while t0 + k * window.slide <= last:
+        out.append(t0 + k * window.slide + window.range)
+        k += 1
+    return out
+
+
+def instants(spec: MultiWindowSpec, t0s: dict[str, int], last: int, stream: Stream | None = None,
+             count_unit: str = "element", shared: bool = False) -> list[int]:
+    """The closes the evaluation instants are chosen from: every window's (any-close; content-change
+    then keeps those where a content changed, :func:`expected`), those all windows share (all-close), or
+    the designated window's (closes-of)."""
+    sets = {w.name: set(closings(w, t0s[w.name], last, stream, count_unit, shared)) for w in spec.windows}
+    if spec.instants == "closes-of":
+        return sorted(sets[spec.driver])
+    chosen = set.intersection(*sets.values()) if spec.instants == "all-close" else set().union(*sets.values())
+    return sorted(chosen)
+
+
+def members(stream: Stream, window: NamedWindow, t0: int, t: int, boundary: str, count_unit: str = "element",
+            shared: bool = False) -> list:
+    """What the window holds at t, its latest instance closed by t: the indexes of its elements (a time
+    window), or the (element, triple) pairs of its units (a count window; of several instances that
+    fill at the same time, the last)."""
+    if window.count is not None:
+        held = [m for c, m in filled(stream, window, t0, count_unit, shared) if c <= t]
+        return list(held[-1]) if held else []
+    k = (t - t0 - window.range) // window.slide
+    if k < 0:
+        return []
+    o = t0 + k * window.slide
+    c = o + window.range
+
+    def inside(x: int) -> bool:
+        return (o <= x < c) if boundary == "[o,c)" else (o <= x <= c) if boundary == "[o,c]" else (o < x <= c)
+    return [i for i, e in enumerate(stream.elements) if e.stream == window.stream and inside(e.t)]
+
+
+def content(stream: Stream, window: NamedWindow, t0: int, t: int, boundary: str, count_unit: str = "element",
+            shared: bool = False) -> list:
+    """The window's instantaneous graph at t: the triples of its latest instance closed by t."""
+    held = members(stream, window, t0, t, boundary, count_unit, shared)
+    if window.count is not None:
+        return [stream.elements[i].triples[j] for i, j in held]
+    return [triple for i in held for triple in stream.elements[i].triples]
+
+
+def changed(stream: Stream, spec: MultiWindowSpec, t0s: dict[str, int], times: list[int], profile: Profile,
+            one_window: bool = False, shared: bool = False) -> list[int]:
+    """Of ``times``, those at which some window's content (the elements it holds) differs from what it
+    was just before: from nothing before the first.  ``one_window``: as read by the one-window fault."""
+    first = spec.windows[0]
+    out, previous = [], tuple(() for _ in spec.windows)
+    for t in times:
+        now = tuple(tuple(members(stream, first if one_window else w, t0s[first.name if one_window else w.name], t,
+                                  profile.boundary, profile.count_unit, shared)) for w in spec.windows)
+        if now != previous:
+            out.append(t)
+        previous = now
+    return out
+
+
+def dataset(stream: Stream, graphs: dict[str, list], merged: bool = False) -> Dataset:
+    """The RSP-QL dataset at one instant: the static data as the default graph, each window's
+    instantaneous graph as the named graph of its name — or, ``merged`` (C-SPARQL), every window's
+    instantaneous graph merged into the default graph (an RDF merge: a triple two windows hold is there
+    once)."""
+    ds = Dataset()
+    for triple in stream.static:
+        ds.add(triple)
+    for name, triples in graphs.items():
+        g = ds if merged else ds.graph(URIRef(name))
+        for triple in triples:
+            g.add(triple)
+    return ds
+
+
+def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, evaluator: str = "rdflib",
+             one_window: bool = False, t0s: dict[str, int] | None = None, r2r: R2R | None = None,
+             cache: dict | None = None, every_close: bool = False, shared: bool = False) -> list[Report]:
+    """The oracle's reports: at each evaluation instant, the query over the windows' instantaneous
+    graphs (cached by their contents), then R2S and empty-result notification.  ``t0s``: each window's t0
+    (default: the profile's for all).  ``one_window``: the fault of an engine that gives every window the
+    first window's content; ``every_close``: of one that evaluates a content-change or closes-of query at
+    every close (both for the diagnosis); ``shared``: of one that counts every stream's elements in one sequence.
+    The query runs on rdflib (R2R over a dataset; ``evaluator`` is taken for the common signature only)."""
+    spec = spec.under(profile.instants)
+    if t0s is None:
+        combos, _ = t0_candidates(stream, spec, profile, [])
+        if len(combos) != 1:
+            raise ValueError("expected() needs each window's t0: a fixed profile t0 (and count_t0) or t0s "
+                             "(check() enumerates)")
+        t0s = combos[0]
+    if not stream.elements:
+        return []
+    last = stream.elements[-1].t
+    cache = {} if cache is None else cache
+    r2r = r2r or R2R(query, stream, "rdflib")
+
+    def relation(t: int) -> Solutions:
+        graphs = {w.name: content(stream, spec.windows[0] if one_window else w,
+                                  t0s[spec.windows[0].name if one_window else w.name], t, profile.boundary,
+                                  profile.count_unit, shared)
+                  for w in spec.windows}
+        key = tuple(tuple(graphs[w.name]) for w in spec.windows)
+        if key not in cache:
+            cache[key] = r2r.evaluate_graph(dataset(stream, graphs, spec.merged))
+        return cache[key]
+    times = instants(replace(spec, instants="any-close", driver=None) if every_close else spec, t0s, last, stream,
+                     profile.count_unit, shared)
+    if spec.instants == "content-change" and not every_close:
+        times = changed(stream, spec, t0s, times, profile, one_window, shared)
+    return list(r2s.streamed(((t, k, t, t, (0, 0), "evaluation-instant", relation(t))
+                              for k, t in enumerate(times)), profile))
+
+
+def t0_candidates(stream: Stream, spec: MultiWindowSpec, profile: Profile, actual) -> tuple[list[dict], bool]:
+    """(per-window t0 combinations to try, whether they are every combination in the ranges).  A time
+    window takes the profile's t0, a count window its count_t0; ``any`` ranges over the window's own
+    candidates (a count window's positions [−(N − 1), M − 1], as for a lone one)."""
+
+    ranges, fixed = {}, {}
+    for w in spec.windows:
+        given = profile.t0 if w.count is None else profile.count_t0
+        if isinstance(given, int):
+            fixed[w.name] = given
+            ranges[w.name] = (given, given)
+        elif w.count is not None:
+            ranges[w.name] = (-(w.count - 1), w.slide - 1)
+        else:
+            own = Stream(tuple(e for e in stream.elements if e.stream == w.stream)) if stream.elements else stream
+            ranges[w.name] = profile.t0_range or default_range(own if own.elements else stream,
+                                                               WindowSpec(w.range, w.slide))
+    size = 1
+    for lo, hi in ranges.values():
+        size *= hi - lo + 1
+    names = [w.name for w in spec.windows]
+    if size <= EXHAUSTIVE:
+        values = [range(lo, hi + 1) for lo, hi in (ranges[n] for n in names)]
+        return [dict(zip(names, combo)) for combo in product(*values)], True
+    times = sorted({a.tau for a in actual if a.tau is not None} | {a.window[1] for a in actual if a.window})
+    values = []
+    for w in spec.windows:
+        lo, hi = ranges[w.name]
+        if w.name in fixed or w.count is not None:
+            values.append(list(range(lo, hi + 1)))
+            continue
+        implied = {lo + (tau - w.range - lo) % w.slide for tau in times} | {lo}
+        values.append(sorted(x for x in implied if x <= hi))
+    combos = [dict(zip(names, combo)) for combo in product(*values)]
+    return combos[:EXHAUSTIVE], False
+
+
+def shown(t0s: dict[str, int]) -> str:
+    return ", ".join(f"{name.rsplit('/', 1)[-1].rsplit('#', 1)[-1]}: {t0}" for name, t0 in t0s.items())
+
+
+def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, actual, how: str,
+          evaluator: str = "rdflib"):
+    """The verdict (:func:`oracle.judge.verdict.fixed` for each per-window t0 combination: one for a fixed t0,
+    every combination for ``t0: any``); a FAIL whose whole output is that of one of the faults tried
+    (every window read as the first, one counting sequence for all streams, windows not merged,
+    evaluation at every close) names that fault."""
+    spec = spec.under(profile.instants)
+    r2r, cache = R2R(query, stream, "rdflib"), {}
+    basis = f"the windows' evaluation instants ({spec.instants}{' ' + spec.driver if spec.driver else ''})"
+    combos, exhaustive = t0_candidates(stream, spec, profile, actual)
+    best = best_t0s = None
+    for t0s in combos:
+        verdict = fixed(expected(stream, spec, query, profile, t0s=t0s, r2r=r2r, cache=cache), actual, how, r2r.form,
+                        profile, stream, basis + (f" at t0 {shown(t0s)}" if len(combos) > 1 else ""))
+        if verdict.verdict == "PASS":
+            if len(combos) > 1:
+                verdict.notes.append(f"explained by per-window t0 {shown(t0s)}, one of {len(combos)} combinations tried")
+            return verdict
+        if best is None or verdict.best.mean_f1 > best.best.mean_f1:
+            best, best_t0s = verdict, t0s
+    def at_best(spec=spec, cache=cache, **fault):
+        """The oracle's reports at the closest t0s, for an engine with ``fault`` (none: the right ones)."""
+        return expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r, cache=cache, **fault)
+    faults = [("one-window", f"gives every window the content of the first one ({spec.windows[0].name})",
+               lambda: at_best(one_window=True))] if len(spec.windows) > 1 else []
+    if any(w.count is not None for w in spec.windows) and len({w.stream for w in spec.windows}) > 1:
+        faults.append(("shared-count", FINDINGS["shared-count"], lambda: at_best(shared=True)))
+    if spec.merged:
+        faults.append(("unmerged", "reads each window as a named graph, not merged into the default graph",
+                       lambda: at_best(spec=replace(spec, merged=False), cache={})))
+    if spec.instants == "closes-of":
+        faults.append(("any-close", f"evaluates whenever any window closes, not only when {spec.driver} does",
+                       lambda: at_best(every_close=True)))
+    if spec.instants == "content-change":
+        faults.append(("every-close", FINDINGS["every-close"], lambda: at_best(every_close=True)))
+    verdict = fixed(at_best(), actual, how, r2r.form, profile, stream,
+                    basis + (f" at the closest t0 {shown(best_t0s)}" if len(combos) > 1 else ""), faults)
+    if len(combos) > 1:
+        verdict.notes.append(f"no per-window t0 combination explains the output: {len(combos)} tried"
+                             + ("" if exhaustive else f" (not every combination: more than {EXHAUSTIVE}; those the "
+                                                      "engine's report times imply)"))
+    return verdict

@@ -1,0 +1,454 @@
+"""Explanations a person can act on: per-window diagnostics, a readable bag diff, a one-line reason.
+
+For every window of the best explanation that is not an exact match, :func:`diagnose` adds
+- the missing and extra solutions, each with its provenance (the stream elements that derive it and
+  whether they lie inside the expected window), and
+- the gracious-mode reconstruction of the window the engine seems to have used (for the first
+  :data:`GRACIOUS_WINDOWS` wrong windows, borders searched within one window range of the expected ones).
+
+Cheap hypotheses come first, because each names its fault exactly and a border search would only blur
+it: a report out of order or too early; the same solutions with other multiplicities; the R2S operator
+applied wrongly (the whole relation, or set differences); the relation of the neighbouring window.  Only
+a window none of these explains gets provenance and gracious mode.  After the windows: drifting window
+starts and windows of another width, from the borders the engine declares or gracious mode found.
+
+Diagnosis is bounded: past ``budget`` seconds it stops and says so (``diagnosis cut short``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import replace
+from statistics import median
+
+from rdflib import Literal
+
+from oracle.compare import EXTRA, MATCH, MISMATCH, MISSING, CaseVerdict, WindowResult
+from oracle.findings import FINDINGS
+from oracle.judge.gracious import reconstruct
+from oracle.judge.provenance import Provenance
+from oracle.model import CountWindowSpec, WindowSpec
+from oracle.r2r.query import R2R
+from oracle.r2r.solutions import Solutions
+from oracle.r2r.terms import show_solution
+
+SHOWN = 5
+#: gracious mode costs up to a few dozen R2R evaluations per window: run it on the first wrong windows
+GRACIOUS_WINDOWS = 8
+#: seconds of diagnosis per case before it is cut short
+BUDGET = 60.0
+
+
+def _bad_literal(row: dict) -> bool:
+    """A null printed as a value ("null", "None") or a literal whose lexical form its datatype rejects."""
+    return any(isinstance(v, Literal) and (getattr(v, "ill_typed", False) or str(v) in ("null", "None"))
+               for v in row.values())
+
+
+def _span(report) -> str:
+    return f"[{report.opening}, {report.closing})"
+
+
+def _times(derivations, near=None) -> str:
+    """Derivations as ⊕ (alternatives) of ⊗ (joined elements), nearest to the window first."""
+    if near is not None:
+        o, c = near
+        derivations = sorted(derivations, key=lambda d: sum(max(0, o - t, t - c + 1) for t in d.times))
+    shown = [" ⊗ ".join(f"t={t}" for t in d.times) for d in derivations[:3]]
+    text = " ⊕ ".join(f"({s})" if "⊗" in s and len(shown) > 1 else s for s in shown)
+    if len(derivations) > 3:
+        text += f" ⊕ … ({len(derivations)} derivations)"
+    return text
+
+
+def _multiplicity(w: WindowResult, query: R2R) -> str | None:
+    """The finding when the window's bags hold the same solutions with other multiplicities."""
+    e, a = Counter(w.expected.solutions.keys), Counter(w.actual_solutions.keys)
+    if e == a or set(e) != set(a):
+        return None
+    if query.distinct and any(n > 1 for n in a.values()):
+        return "distinct"
+    return "multiplicity"
+
+
+def _r2s_fault(w: WindowResult, operator: str, relation: Solutions, previous: Solutions | None) -> str | None:
+    """'r2s-rstream' if the engine streamed the whole relation, 'r2s-set' if it took set differences."""
+    if operator == "rstream":
+        return None
+    actual = Counter(w.actual_solutions.keys)
+    if Counter(relation.keys) == actual:
+        return "r2s-rstream"
+    before = previous.keys if previous is not None else ()
+    current = relation.keys
+    a, b = (current, before) if operator == "istream" else (before, current)
+    gone = set(b)
+    if Counter(k for k in a if k not in gone) == actual:
+        return "r2s-set"
+    return None
+
+
+def _shifted(w: WindowResult, neighbours) -> str | None:
+    """Which neighbouring expected report's solutions the engine's equal (a relation one window off)."""
+    actual = Counter(w.actual_solutions.keys)
+    for label, other in neighbours:
+        if other is not None and Counter(other.solutions.keys) == actual and other.solutions.keys:
+            return f"the engine reported the relation of the {label} window [{other.opening}, {other.closing}) here"
+    return None
+
+
+def _precise(w: WindowResult) -> bool:
+    """Whether the diff must show datatypes and language tags: a missing and an extra solution read the same."""
+    return bool({show_solution(r) for r in w.missing} & {show_solution(r) for r in w.extra})
+
+
+def _whole_output(verdict: CaseVerdict, query: R2R) -> tuple[list[str], str] | None:
+    """A single fault that explains the engine's *whole* output exactly, tried before any window is
+    looked at: duplicate-free relations (the same profile with multiplicity set), the whole relation
+    streamed (r2s rstream), or every relation one window late or early.  (findings, sentence) or None;
+    two findings when the output cannot tell two faults apart."""
+    best = verdict.best
+    profile = best.profile
+    if profile.multiplicity == "bag" and verdict.explains(query, replace(profile, multiplicity="set")):
+        text = ("same solutions, different multiplicities: the engine's relation looks duplicate-free — its whole "
+                "output is exactly the oracle's under multiplicity: set (declare it if that is the engine's semantics)")
+        if profile.r2s != "rstream" and _set_difference_explains(best, query, profile):
+            return ["multiplicity", "r2s-set"], text + (f"; or its {profile.r2s.capitalize()} is a set difference: "
+                                                        "this output cannot tell the two apart")
+        return ["multiplicity"], text
+    if profile.r2s != "rstream" and verdict.explains(query, replace(profile, r2s="rstream")):
+        return ["r2s-rstream"], (f"the engine's output is exactly the oracle's Rstream: it streams every relation whole "
+                               f"instead of its {profile.r2s.capitalize()}")
+    paired = [w for w in best.windows if w.expected is not None and w.actual_solutions is not None]
+    wrong = [i for i, w in enumerate(paired) if w.status == MISMATCH]
+    for step, label in ((1, "late"), (-1, "early")):
+        def same_as(i):
+            j = i - step
+            other = paired[j].expected.solutions.keys if 0 <= j < len(paired) else ()
+            return Counter(other) == Counter(paired[i].actual_solutions.keys), bool(other)
+        checks = [same_as(i) for i in wrong]
+        if wrong and all(ok for ok, _ in checks) and any(full for _, full in checks):
+            return ["shifted"], f"every wrong report holds the relation the oracle has one window {'earlier' if step == 1 else 'later'}: the engine reports one window {label}"
+    return None
+
+
+def _relations(query: R2R, report, previous, multiplicity: str) -> tuple[Solutions, Solutions | None]:
+    """The evaluated relation of a window and of the one before it (duplicate-free under a set profile):
+    what the R2S operator takes its differences of."""
+    relation = query.evaluate(report.content)
+    before = query.evaluate(previous.content) if previous is not None else None
+    if multiplicity == "set":
+        return relation.distinct(), before.distinct() if before is not None else None
+    return relation, before
+
+
+def _set_difference_explains(best, query: R2R, profile) -> bool:
+    """Whether taking set differences explains every wrong window of the best explanation."""
+    previous = None
+    for w in best.windows:
+        if w.status == MISMATCH and w.expected is not None:
+            relation, prev_rel = _relations(query, w.expected, previous, profile.multiplicity)
+            if _r2s_fault(w, profile.r2s, relation, prev_rel) != "r2s-set":
+                return False
+        elif w.status != MATCH:
+            return False
+        previous = w.expected if w.expected is not None else previous
+    return True
+
+
+def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance: bool = True,
+             budget: float = BUDGET) -> None:
+    """Fill in ``diagnostics`` and ``gracious`` of the best explanation's windows (in place)."""
+    started = time.monotonic()
+    best = verdict.best
+    operator = best.profile.r2s
+    whole_fault = _whole_output(verdict, query)
+    if whole_fault:
+        verdict.notes.append(whole_fault[1])
+    prov = Provenance(query) if provenance else None
+    whole = (0, len(query.stream)) if len(query.stream) else (0, 0)
+    expected = [w.expected for w in best.windows if w.expected is not None]
+    order = {id(e): i for i, e in enumerate(expected)}
+    previous = None
+    graced = 0
+    borders_left: list = []
+    found: Counter = Counter()
+    for index, w in enumerate(best.windows):
+        if time.monotonic() - started > budget:
+            verdict.notes.append(f"diagnosis cut short after {budget:g} s: windows from {index} on are not diagnosed")
+            break
+        if w.status == MATCH:
+            previous = w.expected
+            continue
+        kinds: set[str] = set()
+        e = w.expected
+        if w.timing:
+            kinds.add("early" if "before the window could report" in w.timing else "out-of-order")
+            w.diagnostics.append(w.timing)
+        if w.status == MISSING:
+            kinds.add("missing-report")
+            w.diagnostics.append(f"MISSING: the oracle reports window {_span(e)} at t={e.tau} "
+                                 f"({len(e.solutions)} solutions) and the engine has no report for it")
+        elif w.status == EXTRA:
+            kinds.add("extra-report")
+            w.diagnostics.append(f"EXTRA: the engine reported {w.actual_size} solutions"
+                                 f"{' at t=' + str(w.actual.tau) if w.actual.tau is not None else ''}"
+                                 " where the oracle has no report")
+        elif w.status == MISMATCH and not w.order_ok and not w.missing and not w.extra:
+            w.diagnostics.append("same solutions in a different order, but the query has ORDER BY")
+        # the cheap hypotheses need both sides; a MISSING or EXTRA report goes straight to provenance
+        explained = not (w.missing or w.extra)
+        if not explained and w.status == MISMATCH and whole_fault:
+            kinds.update(whole_fault[0])
+            w.diagnostics.append(whole_fault[1])
+            explained = True
+        if not explained and w.status == MISMATCH:
+            fault = _multiplicity(w, query)
+            if fault:
+                kinds.add(fault)
+                w.diagnostics.append("same solutions, different multiplicities: " + (
+                    "the query has DISTINCT and the engine repeats solutions" if fault == "distinct" else
+                    "the engine's relation looks duplicate-free" if all(
+                        n == 1 for n in Counter(w.actual_solutions.keys).values()) else
+                    "the engine repeats solutions the oracle has fewer times"))
+                explained = True
+        if not explained and w.status == MISMATCH:
+            relation, prev_rel = _relations(query, e, previous, best.profile.multiplicity)
+            fault = _r2s_fault(w, operator, relation, prev_rel)
+            if fault:
+                kinds.add(fault)
+                w.diagnostics.append(
+                    f"the engine streamed the window's whole relation, not its {operator.capitalize()}"
+                    if fault == "r2s-rstream" else
+                    f"the engine's {operator.capitalize()} is a set difference: a solution already in the "
+                    "previous relation cancels every copy of it, not one")
+                explained = True
+        if not explained and w.status == MISMATCH:
+            i = order.get(id(e))
+            neighbours = [("previous", expected[i - 1] if i else None),
+                          ("next", expected[i + 1] if i is not None and i + 1 < len(expected) else None)]
+            text = _shifted(w, neighbours)
+            if text:
+                kinds.add("shifted")
+                w.diagnostics.append(text)
+                explained = True
+        if not explained and prov is not None:
+            precise = _precise(w)
+            # a Dstream solution is one that left: it comes from the previous window's content
+            source = previous if operator == "dstream" and previous is not None else e
+            for row in w.missing[:SHOWN]:
+                ders = prov.derivations(row, source.content) if source is not None else []
+                if ders and source is not e:
+                    w.diagnostics.append(f"missing {show_solution(row, precise)}, derived from the triples at "
+                                         f"{_times(ders)} in the previous window {_span(source)}, which it left")
+                elif ders:
+                    w.diagnostics.append(f"missing {show_solution(row, precise)}, derived from the triples at "
+                                         f"{_times(ders)}, inside expected window {_span(e)}")
+                else:
+                    kinds.add("absent-value")
+                    w.diagnostics.append(f"missing {show_solution(row, precise)}, which no stream element derives "
+                                         f"in expected window {_span(e)} (it comes from the absence of matches: an "
+                                         "empty aggregate, a false ASK, an unbound OPTIONAL)")
+            for row in w.extra[:SHOWN]:
+                shown = show_solution(row, precise)
+                ders = prov.derivations(row, whole)
+                if _bad_literal(row):
+                    kinds.add("bad-literal")
+                where = ""
+                if e is not None and ders:
+                    inside = all(e.opening <= t < e.closing for d in ders for t in d.times)
+                    if not inside and all(any(t < e.opening for t in d.times) for d in ders):
+                        kinds.add("stale")
+                    elif not inside and all(any(t >= e.closing for t in d.times) for d in ders):
+                        kinds.add("ahead")
+                    where = ", inside" if inside else ", outside"
+                    where += f" expected window {_span(e)}"
+                near = (e.opening, e.closing) if e is not None else None
+                if ders:
+                    w.diagnostics.append(f"extra {shown}, derived from the triples at {_times(ders, near)}{where}")
+                    continue
+                content = e.content if e is not None else whole
+                pattern, rejecting = prov.rejected_by(row, content)
+                if pattern and rejecting:
+                    kinds.add("filter")
+                    span = f"window {_span(e)}" if e is not None else "stream"
+                    w.diagnostics.append(
+                        f"extra {shown}, derivable from the {span}'s triples at {_times(pattern, near)} by the "
+                        "graph pattern but rejected by " + " and ".join(f"FILTER({f})" for f in rejecting))
+                    continue
+                pattern, rejecting = prov.rejected_by(row, whole) if content != whole else ([], [])
+                if not _bad_literal(row):
+                    kinds.add("underived")
+                if pattern:
+                    w.diagnostics.append(
+                        f"extra {shown}, derivable only from elements outside the expected window (the triples "
+                        f"at {_times(pattern, near)}), and there only by the graph pattern"
+                        + (": rejected by " + " and ".join(f"FILTER({f})" for f in rejecting) if rejecting else ""))
+                else:
+                    w.diagnostics.append(f"extra {shown}, derivable from no stream element")
+            for label, rows in (("missing", w.missing), ("extra", w.extra)):
+                if len(rows) > SHOWN:
+                    w.diagnostics.append(f"… and {len(rows) - SHOWN} more {label} solutions")
+        if gracious and not explained and w.status == MISMATCH and e is not None and graced < GRACIOUS_WINDOWS:
+            graced += 1
+            borders_left.append((w, previous))  # second pass: the costly search comes after every window's findings
+        previous = e if e is not None else previous
+        for kind in kinds:
+            found[kind] += 1
+    for w, previous in borders_left:
+        e = w.expected
+        if time.monotonic() - started > budget:
+            verdict.notes.append(f"gracious mode cut short after {budget:g} s: the borders of window {_span(e)} and "
+                                 "later ones were not searched")
+            break
+        prev_sol = query.evaluate(previous.content) if previous is not None else None
+        g = reconstruct(query, operator, e.content, e.opening, e.closing, w.actual_solutions,
+                        prev_sol, reach=e.closing - e.opening, deadline=started + budget)
+        w.gracious = g.describe()
+        if (g.opening, g.closing) != (e.opening, e.closing) and g.f1 > w.f1:
+            found["borders"] += 1
+            w.diagnostics.append(
+                f"the engine's window looks like [{g.opening}, {g.closing}) "
+                f"(gracious mode: precision {g.precision:.2f}, recall {g.recall:.2f}) instead of {_span(e)}")
+    for kind, text in _shape_findings(best, verdict, query):
+        found[kind] += 1
+        verdict.notes.append(text)
+    verdict.findings = {k: found[k] for k in FINDINGS if k in found}
+
+
+def _borders(best) -> list[tuple[int, int, int, int]]:
+    """(expected opening, closing, engine's opening, closing) per window where the engine's borders are
+    known: declared with the report, or reconstructed by gracious mode."""
+    out = []
+    for w in best.windows:
+        e = w.expected
+        if e is None:
+            continue
+        if w.actual is not None and w.actual.window is not None:
+            out.append((e.opening, e.closing, int(w.actual.window[0]), int(w.actual.window[1])))
+        elif w.gracious is not None and w.gracious["recall"] > 0:
+            out.append((e.opening, e.closing, w.gracious["opening"], w.gracious["closing"]))
+    return out
+
+
+def _ms(ms: float) -> str:
+    return f"{ms / 1000:g} s" if ms % 1000 == 0 else f"{ms:g} ms"
+
+
+def _shape_findings(best, verdict: CaseVerdict | None = None, query: R2R | None = None) -> list[tuple[str, str]]:
+    """Drift (window starts off by a growing amount) and another width or slide, from known borders;
+    a width or slide that explains the whole output exactly is said so."""
+    if verdict is not None and isinstance(verdict.context.get("window"), CountWindowSpec):
+        return _count_findings(best, verdict, query)
+    out = []
+    borders = _borders(best)
+    shifts = [(o2 - o1) for o1, _, o2, _ in borders]
+    if len(shifts) >= 3 and len(set(shifts)) > 1:
+        steps = [b - a for a, b in zip(shifts, shifts[1:])]
+        if all(st >= 0 for st in steps) and shifts[-1] > shifts[0] or all(st <= 0 for st in steps) and shifts[-1] < shifts[0]:
+            per = (shifts[-1] - shifts[0]) / (len(shifts) - 1)
+            out.append(("drift", f"window starts drift: {'+' if per > 0 else '-'}{_ms(abs(round(per)))} per window "
+                                 f"(the engine's openings move from {shifts[0]:+d} to {shifts[-1]:+d} ms off the expected ones)"))
+    # widths: every window the engine declares (paired or not), else gracious mode's exact reconstructions
+    declared = sorted({tuple(w.actual.window) for w in best.windows if w.actual is not None and w.actual.window})
+    exact = [(g["opening"], g["closing"]) for g in (w.gracious for w in best.windows)
+             if g is not None and g["precision"] == 1.0 and g["recall"] == 1.0]
+    shape = declared if len(declared) >= 2 else exact * 2 if len(exact) == 1 else exact
+    expected = next(((e.opening, e.closing) for e in (w.expected for w in best.windows) if e is not None), None)
+    if len(shape) >= 2 and expected is not None:
+        widths = [c - o for o, c in shape]
+        width, want = median(widths), expected[1] - expected[0]
+        if width != want and sum(1 for x in widths if x == width) * 2 > len(widths):
+            text = f"the engine's windows look {_ms(width)} wide, not {_ms(want)}"
+            openings = sorted({o for o, _ in shape})
+            slides = [b - a for a, b in zip(openings, openings[1:])]
+            slide = median(slides) if slides else None
+            expected_slide = best.windows and _expected_slide(best)
+            if slide and expected_slide and slide != expected_slide and declared:
+                text += f", and slide by {_ms(slide)}, not {_ms(expected_slide)}"
+            fits = _window_that_explains(verdict, query, best, int(width), int(slide) if slide and declared else None)
+            if fits:
+                text += f"; the whole output is exactly the oracle's for {_ms(fits.range)} windows sliding by {_ms(fits.slide)}"
+            out.append(("width", text + " — was it made with another window? (a replay manifest can say so)"))
+    return out
+
+
+def _count_findings(best, verdict: CaseVerdict, query: R2R | None) -> list[tuple[str, str]]:
+    """A count window has no time borders to compare: try the neighbouring counts and slides, and the
+    other unit, and say which one reproduces the whole output exactly (oracle/s2r/counting.py)."""
+    window = verdict.context["window"]
+    if query is None:
+        return []
+    n, m = window.count, window.slide
+    tries = [(n + d, m) for d in (-1, 1)] + [(n, m + d) for d in (-1, 1)] + [(n + d, m + d) for d in (-1, 1)]
+    for count, slide in tries:
+        if count >= 1 and slide >= 1 and verdict.explains(query, best.profile, CountWindowSpec(count, slide)):
+            return [("count", f"the whole output is exactly the oracle's for count windows of {count} sliding by "
+                              f"{slide}, not {n} sliding by {m}: an off-by-one in the engine's count?")]
+    other = "triple" if best.profile.count_unit == "element" else "element"
+    if verdict.explains(query, replace(best.profile, count_unit=other)):
+        return [("count", f"the whole output is exactly the oracle's when the window counts {other}s, not "
+                          f"{best.profile.count_unit}s as the engine declares")]
+    return []
+
+
+def _window_that_explains(verdict, query, best, width: int, slide: int | None):
+    """The window of the suspected width (tumbling, or with the declared slide) that reproduces every
+    report exactly, if one does."""
+    if verdict is None or query is None:
+        return None
+    for candidate in dict.fromkeys(s for s in (slide, width, _expected_slide(best)) if s):
+        window = WindowSpec(width, candidate)
+        if verdict.explains(query, best.profile, window):
+            return window
+    return None
+
+
+def _expected_slide(best) -> int | None:
+    openings = sorted({w.expected.opening for w in best.windows if w.expected is not None})
+    return min((b - a for a, b in zip(openings, openings[1:])), default=None)
+
+
+#: findings about the whole output stream, not counted per window
+WHOLE_OUTPUT = ("drift", "width", "count", "closed-end", "keeps-old-versions", "one-window", "every-close",
+                "shared-count", "any-close", "unmerged")
+
+
+def findings_text(findings: dict[str, int]) -> str:
+    """The failure patterns in words: 'uses elements after they left the window (5 windows); …'."""
+    return "; ".join(FINDINGS[k] if k in WHOLE_OUTPUT else f"{FINDINGS[k]} ({n} window{'s' if n != 1 else ''})"
+                     for k, n in findings.items())
+
+
+def diff(w: WindowResult) -> str:
+    """A readable diff of the expected and actual bags of one window ('-' missing, '+' extra); datatypes
+    and language tags are shown when a missing and an extra solution would otherwise read the same."""
+    precise = _precise(w)
+    lines = [f"- {show_solution(r, precise)}" for r in w.missing] + [f"+ {show_solution(r, precise)}" for r in w.extra]
+    return "\n".join(lines) if lines else "(bags equal)"
+
+
+def reason(verdict: CaseVerdict) -> str:
+    """One line saying why a case passed or failed."""
+    best = verdict.best
+    if verdict.verdict == "PASS":
+        lo, hi = best.t0_class
+        span = f"t0={lo}" if lo == hi else f"t0 in [{lo}, {hi}]"
+        if verdict.context.get("fixed"):
+            span = verdict.context["fixed"]
+        if verdict.vacuous:
+            return (f"VACUOUS: explained by {span} with no report at all, although the stream has data: nothing "
+                    "was compared (the explanation expects no report)")
+        return f"explained by {span}; {len(best.windows)} reports match"
+    bad = [w for w in best.windows if w.status != MATCH]
+    notes = f" — {'; '.join(verdict.notes)}" if verdict.notes else ""
+    if not bad:
+        return f"best t0={best.t0}: {len(best.windows)} reports match, but{notes or ' no explanation is admissible'}"
+    first = bad[0]
+    counts = {s: sum(w.status == s for w in bad) for s in (MISMATCH, MISSING, EXTRA)}
+    summary = ", ".join(f"{n} {s.lower()}" for s, n in counts.items() if n)
+    detail = first.diagnostics[0] if first.diagnostics else first.status
+    where = f"window {_span(first.expected)}: " if first.expected is not None else ""
+    pattern = f" — pattern: {findings_text(verdict.findings)}" if verdict.findings else ""
+    head = f"by {verdict.context['fixed']}" if verdict.context.get("fixed") else f"best t0={best.t0}"
+    return f"{head}: {summary} of {len(best.windows)} reports{pattern}{notes}; first: {where}{detail}"

@@ -1,0 +1,314 @@
+"""R2R: the SPARQL 1.1 part of a continuous query, evaluated over one window's content by rdflib, by
+Oxigraph, or by both with their answers compared (``evaluator``: auto, rdflib, oxigraph, both; see
+:mod:`oracle.r2r.evaluators` for when each is used and the declared rules where they may differ).
+
+Results are cached by window content (an element index range), so the oracle's cost grows with the
+number of distinct window contents, not with the number of t0 candidates or profile variants.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from typing import Any
+
+from rdflib import Graph, Literal, URIRef, Variable
+from rdflib.namespace import XSD
+from rdflib.plugins.sparql import prepareQuery
+from rdflib.plugins.sparql.parserutils import CompValue
+from rdflib.plugins.sparql.sparql import Query
+
+from oracle.model import Stream
+from oracle.r2r import evaluators, joinorder
+from oracle.r2r.evaluators import (
+    EVALUATORS,
+    EvaluatorDisagreement,
+    Oxigraph,
+    declared_rule,
+    doubles_stand_in,
+    from_plain,
+    rewritten_literals,
+    rules_may_apply,
+)
+from oracle.r2r.held import HeldStream
+from oracle.r2r.solutions import Solutions, same
+from oracle.r2r.terms import show_solution
+
+
+class QueryError(ValueError):
+    """The R2R query cannot be parsed or evaluated."""
+
+
+def _order_vars(algebra: CompValue) -> tuple[str, ...] | None:
+    """The projected variables an ORDER BY sorts on, if it sorts on projected variables only."""
+    node, projected = algebra.p, None
+    while isinstance(node, CompValue):
+        if node.name == "Project":
+            projected = {str(v) for v in node.PV}
+        if node.name == "OrderBy":
+            names = []
+            for cond in node.expr:
+                expr = cond.expr if isinstance(cond, CompValue) and cond.name == "OrderCondition" else cond
+                if not isinstance(expr, Variable) or projected is None or str(expr) not in projected:
+                    return None
+                names.append(str(expr))
+            return tuple(names)
+        node = node.get("p")
+    return None
+
+
+ARITHMETIC = {"AdditiveExpression", "MultiplicativeExpression", "Aggregate_Avg", "Aggregate_Sum"}
+
+
+def _names(node: Any, found: set | None = None) -> set:
+    """The names of every algebra node and expression in a query."""
+    found = set() if found is None else found
+    if isinstance(node, CompValue):
+        found.add(node.name)
+        for value in node.values():
+            _names(value, found)
+    elif isinstance(node, (list, tuple)):
+        for value in node:
+            _names(value, found)
+    return found
+
+
+def _predicates(node: Any, found: set) -> bool:
+    """Collect the constant predicates of every triple pattern; False if any predicate is not an IRI
+    (a variable or a property path), in which case every triple may matter."""
+    if isinstance(node, CompValue):
+        if node.name == "BGP":
+            for _, p, _ in node.triples:
+                if not isinstance(p, URIRef):
+                    return False
+                found.add(p)
+        if node.name in ("Graph", "ServiceGraphPattern", "DescribeQuery"):
+            return False
+        return all(_predicates(v, found) for v in node.values())
+    if isinstance(node, (list, tuple)):
+        return all(_predicates(v, found) for v in node)
+    return True
+
+
+def _graph(triples: list) -> Graph:
+    g = Graph(store="SimpleMemory")
+    g.addN((s, p, o, g) for s, p, o in triples)
+    return g
+
+
+class R2R:
+    """One prepared SPARQL query over window contents of one stream, with a content cache.
+
+    Only triples whose predicate occurs in some triple pattern of the query are loaded: when every
+    pattern has a constant IRI predicate, no other triple can match any pattern, so the answers are the
+    same and the graphs are smaller.  Queries with variable predicates or property paths load everything.
+    """
+
+    def __init__(self, query: str, stream: Stream, evaluator: str = "auto", executor=None):
+        if evaluator not in EVALUATORS:
+            raise QueryError(f"unknown oracle evaluator {evaluator!r}: use {', '.join(EVALUATORS)}")
+        self.evaluator = evaluator
+        try:
+            self.query = prepareQuery(query)
+        except Exception as exc:  # rdflib raises pyparsing errors of several kinds
+            raise QueryError(f"cannot parse the R2R query: {exc}") from exc
+        self.text = query
+        self.stream = stream
+        self.form = self.query.algebra.name  # SelectQuery, ConstructQuery, AskQuery, DescribeQuery
+        if self.form not in ("SelectQuery", "ConstructQuery", "AskQuery"):
+            raise QueryError(f"unsupported query form {self.form}: use SELECT, CONSTRUCT or ASK")
+        names = _names(self.query.algebra)
+        self.ordered = self.form == "SelectQuery" and "OrderBy" in names
+        self.order_vars = _order_vars(self.query.algebra) if self.ordered else None
+        self.distinct = self.form == "SelectQuery" and "Distinct" in names
+        self.unsliced = self._unsliced() if self.order_vars else None
+        self._cache: dict[tuple[int, int], Solutions] = {}
+        self.evaluations = 0
+        wanted: set = set()
+        self.relevant = wanted if _predicates(self.query.algebra, wanted) else None
+        joinorder.mark(self.query.algebra)
+        self.operators = names & ARITHMETIC
+        self.oxigraph = Oxigraph(query) if evaluator != "rdflib" else None
+        self.executor = executor  # None: in process; else e.g. oracle.r2r.executors.SparkExecutor
+        self._prefetched: dict = {}  # content → Oxigraph's plain answer, from the executor
+        self.held: dict = {}  # the stream held for Oxigraph (oracle/r2r/held.py), made on first use
+        self.fast_windows = 0  # windows Oxigraph alone evaluated under ``auto``
+        self._stream_facts: dict | None = None
+        self.disagreements: Counter = Counter()  # declared rule → windows where rdflib and Oxigraph differ by it
+
+    def _unsliced(self):
+        """The query without its top LIMIT/OFFSET (None if it has none): the pool of tied rows."""
+        top = self.query.algebra
+        if not (isinstance(top.p, CompValue) and top.p.name == "Slice"):
+            return None
+        algebra = CompValue(top.name, **{k: v for k, v in top.items()})
+        algebra["p"] = top.p.p
+        return Query(self.query.prologue, algebra)
+
+    def _with_pool(self, sols: Solutions, g: Graph, init: dict | None) -> Solutions:
+        full = sols
+        if self.unsliced is not None:
+            result = g.query(self.unsliced, initBindings=init or {})
+            names = [str(v) for v in result.vars]
+            full = Solutions.of([{n: row[i] for i, n in enumerate(names) if row[i] is not None} for row in result])
+        return self._pooled(sols, full)
+
+    def _pooled(self, sols: Solutions, full: Solutions) -> Solutions:
+        """``sols`` with the pool of tied rows taken from ``full``, the answer without LIMIT/OFFSET."""
+        pool: dict = {}
+        for group, key in zip(full.sort_keys(self.order_vars), full.keys):
+            pool.setdefault(group, Counter())[key] += 1
+        return replace(sols, order_vars=self.order_vars, pool=pool)
+
+    def triples(self, content: tuple[int, int]) -> list:
+        """The static data plus the elements in ``content``, restricted to the relevant predicates."""
+        lo, hi = content
+        triples = [t for t in self.stream.static]
+        for element in self.stream.elements[lo:hi]:
+            triples.extend(element.triples)
+        keep = self.relevant
+        return [t for t in triples if keep is None or t[1] in keep]
+
+    def graph(self, content: tuple[int, int]) -> Graph:
+        """The window's triples as an rdflib graph."""
+        return _graph(self.triples(content))
+
+    def evaluate_oxigraph(self, content: tuple[int, int], doubles: bool = False) -> Solutions:
+        """The same relation, evaluated by Oxigraph (oracle/r2r/evaluators.py) over the held stream; with
+        ``doubles``, over the stream with every xsd:float literal read as xsd:double."""
+        prefetched = self._prefetched.get(content) if not doubles else None
+        raw = prefetched or self.oxigraph.answer(self.held_stream(doubles).store(content), self.form)
+        return self.from_answer(raw)
+
+    def held_stream(self, doubles: bool = False):
+        """The stream held for Oxigraph (oracle/r2r/held.py), made on first use."""
+        if self.held.get(doubles) is None:
+            self.held[doubles] = HeldStream(self.stream.elements, self.stream.static, self.relevant, doubles)
+        return self.held[doubles]
+
+    def from_answer(self, raw: dict) -> Solutions:
+        """Solutions from Oxigraph's plain answer (oracle/r2r/evaluators.py :func:`answer`)."""
+        if "ask" in raw:
+            return Solutions.of([{"ask": Literal(raw["ask"])}])
+        if "triples" in raw:
+            return Solutions.of([dict(zip("spo", map(from_plain, t))) for t in raw["triples"]])
+
+        def rows(plain_rows):
+            return [{n: from_plain(t) for n, t in row.items()} for row in plain_rows]
+        sols = Solutions.of(rows(raw["rows"]), self.ordered)
+        if not self.order_vars:
+            return sols
+        return self._pooled(sols, Solutions.of(rows(raw["unsliced"])) if raw["unsliced"] is not None else sols)
+
+    def prefetch(self, contents) -> None:
+        """Evaluate many window contents at once with the executor (``--oracle-executor``), before the
+        verdict asks for them one by one; a no-op in process."""
+        if self.executor is None or self.evaluator == "rdflib":
+            return
+        wanted = [c for c in dict.fromkeys(contents) if c not in self._cache and c not in self._prefetched]
+        if wanted:
+            self._prefetched.update(self.executor.answers(self, wanted))
+
+    def _evaluated(self, content: tuple[int, int]) -> Solutions:
+        if self.evaluator == "rdflib":
+            return self.evaluate_graph(self.graph(content))
+        oxigraph = self.evaluate_oxigraph(content)
+        if self.evaluator == "oxigraph":
+            return oxigraph
+        if self.evaluator == "auto":
+            route = self._auto_route(content, oxigraph)
+            if route == "oxigraph":
+                return oxigraph
+            if route == "doubles":
+                doubled = self.evaluate_oxigraph(content, doubles=True)
+                if not same(doubled, oxigraph):
+                    self.disagreements["float-arithmetic"] += 1
+                return doubled
+        triples = self.triples(content)
+        rdflib = self.evaluate_graph(_graph(triples))
+        if not same(rdflib, oxigraph) or (rdflib.ordered and not same(oxigraph, rdflib)):
+
+            rule = declared_rule(rdflib, oxigraph, self.text, triples,
+                                 rdflib_over=lambda merged: self.evaluate_graph(_graph(merged)))
+            if rule:
+                self.disagreements[rule] += 1
+                return rdflib
+
+            def shown(sols):
+                return "; ".join(sorted(show_solution(r, precise=True) for r in sols.rows)[:12]) + (
+                    f" … ({len(sols)} in all)" if len(sols) > 12 else "")
+            window = self._span(content)
+            raise EvaluatorDisagreement(
+                f"rdflib and Oxigraph disagree on the window {window}: rdflib gives {len(rdflib)} solutions "
+                f"[{shown(rdflib)}], Oxigraph {len(oxigraph)} [{shown(oxigraph)}]; the oracle picks neither "
+                "(see oracle/README.md, 'Two evaluators')")
+        return rdflib
+
+    def _auto_route(self, content: tuple[int, int], oxigraph: Solutions) -> str:
+        """Under ``auto``, who else evaluates this window: ``rdflib`` when it is small (the differential
+        check costs little) or when a declared rule may apply to Oxigraph's answer (rdflib's answer then
+        stands, oracle/README.md); ``doubles`` when the only such rule is float-arithmetic and Oxigraph
+        over xsd:float read as xsd:double gives rdflib's double-precision answer; else ``oxigraph``."""
+        lo, hi = content
+        size = len(self.stream.static) + sum(len(e.triples) for e in self.stream.elements[lo:hi])
+        if size <= evaluators.SMALL_WINDOW:  # read at call time: a test lowers it
+            return "rdflib"
+        self.fast_windows += 1
+        rules = rules_may_apply(oxigraph, self.text, self.stream_has, self.operators)
+        if not rules:
+            return "oxigraph"
+        if rules == {"float-arithmetic"} and doubles_stand_in(self.text):
+            return "doubles"
+        return "rdflib"
+
+    def stream_has(self, what: str) -> bool:
+        """A fact about the stream's literals that decides whether a declared rule may apply
+        (oracle/r2r/evaluators.py :func:`rules_may_apply`); all are computed once per stream."""
+        if self._stream_facts is None:
+            facts = {"float": False, "inexact-float": False, "tagged": False}
+            literals = {o for triples in (self.stream.static, *(e.triples for e in self.stream.elements))
+                        for _, _, o in triples if isinstance(o, Literal)}
+            facts.update(rewritten_literals(literals))
+            for o in literals:
+                if o.language:
+                    facts["tagged"] = True
+                elif o.datatype == XSD.float:
+                    facts["float"] = True
+                    try:
+                        value = float(str(o))
+                        exact = value == int(value) and abs(value) < 2 ** 24
+                    except (ValueError, OverflowError):
+                        exact = False
+                    facts["inexact-float"] = facts["inexact-float"] or not exact
+            self._stream_facts = facts
+        return self._stream_facts[what]
+
+    def _span(self, content: tuple[int, int]) -> str:
+        lo, hi = content
+        if lo >= hi:
+            return "with no element"
+        return f"of elements {lo}..{hi - 1} (t = {self.stream.elements[lo].t}..{self.stream.elements[hi - 1].t})"
+
+    def evaluate_graph(self, g: Graph, init: dict | None = None) -> Solutions:
+        result = g.query(self.query, initBindings=init or {})
+        if self.form == "AskQuery":
+            return Solutions.of([{"ask": Literal(bool(result.askAnswer))}])
+        if self.form == "ConstructQuery":
+            return Solutions.of([{"s": s, "p": p, "o": o} for s, p, o in result.graph])
+        names = [str(v) for v in result.vars]
+        rows = []
+        for row in result:
+            rows.append({n: row[i] for i, n in enumerate(names) if row[i] is not None})
+        sols = Solutions.of(rows, self.ordered)
+        return self._with_pool(sols, g, init) if self.order_vars else sols
+
+    def evaluate(self, content: tuple[int, int], keep: bool = True) -> Solutions:
+        """Solutions of the query over the static data plus the elements ``content`` (cached unless
+        ``keep`` is false: a one-off trial, e.g. a gracious-mode border, must not grow the cache)."""
+        hit = self._cache.get(content)
+        if hit is None:
+            self.evaluations += 1
+            hit = self._evaluated(content)
+            if keep:
+                self._cache[content] = hit
+        return hit

@@ -1,0 +1,67 @@
+"""Solutions: a window's answer as a bag (or, under ORDER BY, a sequence) with comparison keys, and the
+one rule for when an engine's answer equals the oracle's (:func:`same`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from oracle.r2r.terms import solution_keys, term_key
+
+
+@dataclass(frozen=True)
+class Solutions:
+    """A bag (or, under ORDER BY, a sequence) of solutions with their comparison keys.
+
+    Under ORDER BY on projected variables, ``order_vars`` names them and ``pool`` maps each sort key
+    (the values of those variables) to the bag of rows that share it in the query's answer *without*
+    LIMIT/OFFSET: SPARQL leaves the order of tied rows open, and which tied rows a LIMIT keeps, so an
+    engine's sequence is right when its sort keys run in the same sequence and each tie group holds
+    rows the pool has (:func:`same`).
+    """
+
+    rows: tuple[dict, ...]
+    keys: tuple[tuple, ...]
+    ordered: bool = False
+    order_vars: tuple[str, ...] | None = None
+    pool: dict | None = None
+
+    @classmethod
+    def of(cls, rows, ordered: bool = False) -> "Solutions":
+        rows = tuple(dict(r) for r in rows)
+        return cls(rows, tuple(solution_keys(rows)), ordered)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def distinct(self) -> "Solutions":
+        """The same solutions with each one once (first occurrence kept, so an order survives)."""
+        seen: set = set()
+        rows, keys = [], []
+        for row, key in zip(self.rows, self.keys):
+            if key not in seen:
+                seen.add(key)
+                rows.append(row)
+                keys.append(key)
+        return Solutions(tuple(rows), tuple(keys), self.ordered, self.order_vars, self.pool)
+
+    def sort_keys(self, order_vars: tuple[str, ...]) -> list[tuple]:
+        return [tuple(term_key(row[v]) if row.get(v) is not None else None for v in order_vars) for row in self.rows]
+
+
+def same(expected: Solutions, actual: Solutions) -> bool:
+    """Whether an engine's solutions equal the expected ones: as bags, or under ORDER BY as sequences
+    up to the order of tied rows and the choice of tied rows at a LIMIT border."""
+    if not expected.ordered:
+        return Counter(expected.keys) == Counter(actual.keys)
+    if expected.order_vars is None or expected.pool is None:
+        return list(expected.keys) == list(actual.keys)
+    if len(expected.keys) != len(actual.keys):
+        return False
+    groups = actual.sort_keys(expected.order_vars)
+    if groups != expected.sort_keys(expected.order_vars):
+        return False
+    taken: dict = {}
+    for group, key in zip(groups, actual.keys):
+        taken.setdefault(group, Counter())[key] += 1
+    return all(not (bag - expected.pool.get(group, Counter())) for group, bag in taken.items())
