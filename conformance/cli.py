@@ -13,12 +13,11 @@ import os
 import shutil
 import sys
 from dataclasses import replace
-from itertools import islice
 from pathlib import Path
 
 from conformance.corpus import datapaths
-from conformance.corpus.cases import CaseFileError, DataMissing, expand, load_corpus, query_problem, read_family
-from conformance.corpus.handwritten import mismatches
+from conformance.corpus import lint as corpus_lint
+from conformance.corpus.cases import load_corpus, query_problem
 from conformance.load import experiment as load_mod
 from conformance.load.experiment import ExperimentError
 from conformance.results import diff as diff_mod
@@ -33,149 +32,19 @@ from conformance.site import pages as site
 from conformance.streams import readers as streams
 from conformance.streams.generate import GeneratorError, check, write
 from engines.contract import RunRequest, Unsupported
-from engines.dialects.parse import QuerySyntaxError, parse
+from engines.dialects.parse import QuerySyntaxError
 from engines.dialects.parse import parse as parse_continuous
 from engines.jsonl import report_line
 from engines.rspjs import versions
 from engines.spark import SparkEngine
 from engines.spark.session import session
-from oracle import profiles
 from oracle.durations import parse_duration
-from oracle.expected.multiwindow import t0_candidates
-from oracle.judge.verdict import candidate_t0s, fixed_semantics
-from oracle.model import CountWindowSpec, MultiWindowSpec, WindowSpec
-from oracle.r2r.query import R2R
-from oracle.s2r.counting import by_triple
-from oracle.s2r.secret import simulate
-
-LINT_REPORTS = 12
-STANDARD_PROFILES = {
-    "csparql": {"report": ["window-close", "non-empty-content"], "empty": True, "t0": "any"},
-    "sparqlstream": {"report": ["window-close", "non-empty-content"], "empty": False, "t0": "any"},
-    "cqels": {"report": ["content-change"], "granularity": "element", "empty": False, "t0": "any"},
-    "reference": {"report": ["window-close"], "tick": "time-driven", "end_of_stream": "flush", "t0": 0},
-}
+from oracle.model import WindowSpec
 
 
 def lint(args) -> int:
-    """Schema, unique ids, deterministic collection, hand-written expectations, oracle evaluation: every
-    problem of every case, then a count (a bad file or case does not stop the others)."""
-
-
-    # rdflib logs a traceback for every ill-typed literal it meets (the corpus has some on purpose)
-    logging.getLogger("rdflib").setLevel(logging.ERROR)
-    root = Path(args.cases)
-    problems: list[str] = []
-    cases, seen = [], {}
-    files = sorted(root.rglob("*.yaml"))
-    if not files:
-        print(f"error: {root}: no case files (*.yaml) here; give --cases DIR", file=sys.stderr)
-        return 1
-
-    def families():
-        """Each readable family's cases, in file order (a broken file is one problem, then skipped)."""
-        for path in files:
-            try:
-                yield path, expand(read_family(path), path)
-            except CaseFileError as exc:
-                yield path, exc
-
-    loaded = list(families())
-    for path, family in loaded:
-        if isinstance(family, CaseFileError):
-            problems.append(str(family))
-            continue
-        for case in family:
-            if case.id in seen:
-                problems.append(f"{path}: case id {case.id!r} is already used in {seen[case.id]}; ids are unique")
-                continue
-            seen[case.id] = str(path)
-            cases.append(case)
-    def ids(load):
-        return [c.id for _, family in load if not isinstance(family, CaseFileError) for c in family]
-
-    if ids(loaded) != ids(families()):
-        problems.append("collection is not deterministic: two loads gave different case orders")
-    skipped = checked = 0
-    for case in cases:
-        if args.k and args.k not in case.id:
-            continue
-        try:
-            stream = case.load_stream()
-            judged = by_triple(stream) if isinstance(case.window, CountWindowSpec) else stream
-            query = R2R(case.r2r, judged)
-        except DataMissing as exc:
-            skipped += 1
-            print(f"skip {case.id}: {exc}")
-            continue
-        except Exception as exc:  # noqa: BLE001 - lint reports every failure and goes on
-            problems.append(f"{case.id}: cannot load its stream or query: {exc}")
-            continue
-        checked += 1
-        for exp in case.expected:
-            try:
-                problems += mismatches(case, exp, stream)
-            except Exception as exc:  # noqa: BLE001
-                problems.append(f"{case.id}: its hand-written expectation cannot be checked: {exc}")
-        problems += written_texts(case)
-        for name, declared in STANDARD_PROFILES.items():
-            fixed = dict(case.fixed)
-            fixed.setdefault("r2s", case.r2s)
-            semantics = fixed_semantics(case.window)
-            if semantics is not None:  # no t0 classes: the first admissible profile proves the case runs
-                try:
-                    variant = next(profiles.space(declared, fixed, case.vary, window=case.window).variants())
-                    if isinstance(case.window, MultiWindowSpec):  # one per-window t0 combination proves it runs
-
-                        t0s = t0_candidates(stream, case.window, variant, [])[0][0]
-                        semantics.expected(stream, case.window, case.r2r, variant, t0s=t0s)
-                    else:
-                        semantics.expected(stream, case.window, case.r2r, variant)
-                except Exception as exc:  # noqa: BLE001 - lint reports every failure
-                    problems.append(f"{case.id}: the oracle cannot evaluate it under the {name} profile: {exc}")
-                continue
-            if isinstance(case.window, CountWindowSpec) and "window-close" not in declared["report"]:
-                if args.verbose:
-                    print(f"n/a {case.id} under {name}: count windows report on window close only")
-                continue
-            try:
-                n = 0
-                for variant in profiles.space(declared, fixed, case.vary, window=case.window,
-                                              stream=stream).variants():
-                    (t0, _), *more = candidate_t0s(judged, case.window, variant, [], "order")
-                    n += 1 + len(more)
-                    # evaluating the first report decisions proves the case runs; all can be thousands
-                    for trigger in islice(simulate(judged, case.window, variant, t0), LINT_REPORTS):
-                        query.evaluate(trigger.content)
-            except Exception as exc:  # noqa: BLE001 - lint reports every failure
-                problems.append(f"{case.id}: the oracle cannot evaluate it under the {name} profile: {exc}")
-                continue
-            if args.verbose:
-                print(f"ok {case.id} under {name}: {n} t0 classes")
-        print(f"ok {case.id} ({len(case.expected)} hand-written expectations, {query.evaluations} distinct windows)")
-    for p in problems:
-        print(f"error: {p}", file=sys.stderr)
-    print(f"{len(cases)} cases in {len(files)} files, {checked} checked, {skipped} skipped (missing data), "
-          f"{len(problems)} problem{'s' if len(problems) != 1 else ''}")
-    return 1 if problems else 0
-
-
-def written_texts(case) -> list[str]:
-    """A query-syntax case's texts must mean its window and R2S (RSP-QL and C-SPARQL texts are read back)."""
-    problems = []
-    for dialect, text in (case.query.get("text") or {}).items():
-        if dialect == "cqels":
-            continue  # no reader for CQELS-QL yet: checked by hand
-        try:
-            read = parse(text)
-        except (QuerySyntaxError, ValueError) as exc:
-            problems.append(f"{case.id}: its {dialect} text cannot be read back: {exc}")
-            continue
-        if read.window != case.window:
-            problems.append(f"{case.id}: its {dialect} text has window {read.window}, the case {case.window}")
-        if dialect == "rspql" and read.r2s != case.r2s:
-            problems.append(f"{case.id}: its {dialect} text asks {read.r2s}, the case {case.r2s}")
-    return problems
+    """Check the corpus (conformance/corpus/lint.py)."""
+    return corpus_lint.lint(Path(args.cases), args.k, args.verbose, oracle=not args.fast, large=not args.no_large)
 
 
 def generate(args) -> int:
@@ -457,6 +326,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cases", default=str(datapaths.PROJECT / "cases"))
     p.add_argument("-k", default=None, help="only cases whose id contains this")
     p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--fast", action="store_true", help="the fast pass only: schema, ids, collection, query-syntax "
+                   "texts (no stream is read, no oracle runs)")
+    p.add_argument("--no-large", action="store_true", help="leave the large-stream cases out of the oracle pass "
+                   "(minutes each)")
     p.set_defaults(func=lint)
 
     p = sub.add_parser("generate", help="write a deterministic generated stream")

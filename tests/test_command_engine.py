@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.run import adapters
 from conformance.corpus.cases import load_corpus
+from conformance.run import adapters
 from conformance.run.harness import run_case
 from engines.command import CommandEngine, ProtocolError
 

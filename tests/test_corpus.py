@@ -7,8 +7,8 @@ import pytest
 from deepdiff import DeepDiff
 
 from conformance import cli
-from conformance.run import report
 from conformance.corpus.cases import load_corpus
+from conformance.run import report
 from conformance.run.harness import run_case
 from engines.reference import ReferenceEngine
 
@@ -17,8 +17,24 @@ CASES = load_corpus(ROOT / "cases")
 
 
 def test_lint_passes(capsys):
+    """The fast pass and the oracle pass over every case but the large loads (those: the slow test below)."""
+    assert cli.main(["lint", "--no-large"]) == 0
+    out = capsys.readouterr().out
+    assert "0 problems" in out and "(large-stream cases left out)" in out
+
+
+@pytest.mark.slow
+def test_lint_passes_on_the_large_loads(capsys):
     assert cli.main(["lint"]) == 0
     assert "0 problems" in capsys.readouterr().out
+
+
+def test_the_fast_lint_pass_reads_no_stream_and_still_finds_a_broken_file(tmp_path, capsys):
+    (tmp_path / "bad.yaml").write_text("schema_version: 1\nfamily: x\ntitle: t\ncases:\n  - id: a\n", encoding="utf-8")
+    (tmp_path / "good.yaml").write_text((ROOT / "cases" / "bags.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    assert cli.main(["lint", "--fast", "--cases", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert "bad.yaml" in err and "0 checked (fast pass: no oracle)" in out and "ok " not in out
 
 
 def test_ids_are_unique_and_stable_in_form():
@@ -29,9 +45,12 @@ def test_ids_are_unique_and_stable_in_form():
 
 @pytest.mark.parametrize("case", [c for c in CASES if "large-stream" not in c.capabilities], ids=lambda c: c.id)
 def test_reference_engine_agrees_with_the_oracle(case):
+    """Two methods: the reference engine evaluates SPARQL with rdflib, so the oracle here evaluates every
+    window with Oxigraph too (``both``): a window where Oxigraph's answer differs from rdflib's is an
+    error, unless one of the declared rules explains it (oracle/README.md)."""
     # cases that demand YABench's closed windows get the reference engine that implements them
     engine = ReferenceEngine(boundary="[o,c]" if "closed-windows" in case.capabilities else "[o,c)")
-    result = run_case(case, engine, engine.info(), timeout=300)
+    result = run_case(case, engine, engine.info(), timeout=300, evaluator="both")
     if result.verdict == "SKIPPED":
         pytest.skip(result.reason)
     if case.query.get("text"):  # a query-syntax case: the reference engine reads plain SPARQL

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines.dialects.render import Inexpressible, render
-from oracle.s2r.counting import by_triple, candidates, simulate
 from oracle.model import CountWindowSpec, Element, Profile, Stream
+from oracle.s2r.counting import by_triple, candidates, simulate
 from tests.streams import iri
 
 Q = "SELECT ?s WHERE { ?s ?p ?o }"

@@ -3,8 +3,8 @@
 import re
 from pathlib import Path
 
-from conformance.run import adapters
 from conformance.corpus.cases import load_corpus
+from conformance.run import adapters
 from conformance.run.harness import run_case
 
 ROOT = Path(__file__).resolve().parent.parent

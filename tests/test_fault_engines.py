@@ -8,8 +8,16 @@ import pytest
 
 from conformance.corpus.cases import load_corpus
 from conformance.run.harness import run_case
-from engines.faults import (COUNT_FAULTS, FAULTS, MULTI_WINDOW_FAULTS, VALIDITY_FAULTS, ClosedValidityEngine,
-                             DstreamLateEngine, KeepsOldVersionsEngine, OneWindowEngine)
+from engines.faults import (
+    COUNT_FAULTS,
+    FAULTS,
+    MULTI_WINDOW_FAULTS,
+    VALIDITY_FAULTS,
+    ClosedValidityEngine,
+    DstreamLateEngine,
+    KeepsOldVersionsEngine,
+    OneWindowEngine,
+)
 from oracle.findings import FINDINGS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,8 +75,8 @@ def test_reading_several_windows_as_one_fails_the_multi_window_cases_and_is_name
 def test_evaluating_a_content_change_query_at_every_close_fails_and_is_named():
     """The reference engine passes the content-change cases; the same engine evaluating at every close
     reports the instants where nothing changed, and the kit says so."""
-    from engines.reference import ReferenceEngine
     from engines.faults import EveryCloseEngine
+    from engines.reference import ReferenceEngine
 
     cases = [c for c in load_corpus(ROOT / "cases") if c.family == "mw" and c.window.instants == "content-change"]
     assert len(cases) >= 2

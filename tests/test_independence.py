@@ -31,3 +31,109 @@ def test_engines_import_nothing_of_the_oracle_but_its_data_model():
 def test_oracle_imports_no_engine():
     offenders = [str(p) for p in (ROOT / "oracle").rglob("*.py") if any(m.startswith("engines") for m in imports(p))]
     assert offenders == []
+
+
+def test_a_process_a_test_starts_imports_this_checkout(tmp_path):
+    """From a folder outside the project (where ``import conformance`` would otherwise find whatever copy
+    is installed), the CLI and the kit's modules come from this checkout (tests/conftest.py)."""
+    import subprocess
+    import sys
+
+    code = "import conformance, oracle, engines; print(conformance.__file__, oracle.__file__, engines.__file__)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert all(Path(f).resolve().is_relative_to(ROOT) for f in out.stdout.split())
+    help_text = subprocess.run([sys.executable, "-m", "conformance.cli", "--help"], cwd=tmp_path,
+                               capture_output=True, text=True, timeout=60)
+    assert help_text.returncode == 0 and "usage: rspconf" in help_text.stdout
+
+
+PACKAGES = ("oracle", "conformance", "engines")
+
+
+def module_of(path: Path) -> str:
+    name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    return name[: -len(".__init__")] if name.endswith(".__init__") else name
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module → the project modules it imports, at its top or inside a function (``from a import b``
+    counts as an import of ``a.b`` when that is a module)."""
+    paths = {module_of(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py") if "node_modules" not in p.parts}
+    graph = {m: set() for m in paths}
+    for m, path in paths.items():
+        package = m if path.name == "__init__.py" else m.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(parts + ([base] if base else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in paths else base for a in node.names]
+            else:
+                continue
+            for t in targets:
+                while t and t not in paths:
+                    t = t.rpartition(".")[0]
+                if t and t != m:
+                    graph[m].add(t)
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circle_between_modules():
+    assert circles(import_graph()) == []
+
+
+def test_the_circle_finder_finds_a_circle():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_imports_inside_functions_only_defer_an_optional_dependency_and_say_so():
+    """The rule: an import inside a function defers pyspark or jinja2 (optional extras), with a comment
+    saying so; anything else is imported at the top of its module."""
+    unsaid = []
+    for pkg in PACKAGES:
+        for path in (ROOT / pkg).rglob("*.py"):
+            if "node_modules" in path.parts:
+                continue
+            text = path.read_text(encoding="utf-8")
+            lines = text.splitlines()
+            for fn in ast.walk(ast.parse(text)):
+                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                for node in ast.walk(fn):
+                    if isinstance(node, (ast.Import, ast.ImportFrom)) and "deferred" not in lines[node.lineno - 1]:
+                        unsaid.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert unsaid == []

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from conformance.load import experiment as load
 from conformance.corpus.cases import expand, read_family
-from conformance.run.harness import request_for
+from conformance.load import experiment as load
 from conformance.load.live import Feeder, LiveUnsupported, run_live
-from engines.reference import ReferenceEngine
+from conformance.run.harness import request_for
 from engines.faults import DroppingEngine, LateEngine
+from engines.reference import ReferenceEngine
 from oracle.model import Element
 
 PER_STAMP = 4    # elements per timestamp: a burst the dropping engine cannot take whole
@@ -82,7 +82,35 @@ def test_the_feeder_pushes_each_timestamp_when_due_never_early_and_heartbeats_in
     assert len(beats) >= 5 and log.heartbeats == len(beats)
     for t, at in beats:  # a heartbeat says only what the clock has reached
         assert at >= log.wall(t) - 1e-6
-    assert log.summary()["lateness_ms"]["max"] >= 0
+    assert_lateness_is_what_the_session_saw(log, session)
+
+
+def assert_lateness_is_what_the_session_saw(log, session):
+    """The feeder's own lateness per group against the session's clock: read just before the push, so at
+    most what the session saw, and not much less."""
+    seen = [at - log.wall(t) for t, n, at in session.pushes if n]
+    assert len(log.lateness) == len(seen)
+    for own, observed in zip(log.lateness, seen):
+        assert own <= observed + 1e-6 and observed - own < 0.05, (own, observed)
+    assert log.summary()["lateness_ms"]["max"] == pytest.approx(max(log.lateness) * 1000, abs=0.001)
+
+
+class Stalling(Recorder):
+    """A session whose first push takes 0.3 s: every later group is pushed late."""
+
+    def push(self, t, elements):
+        super().push(t, elements)
+        if len(self.pushes) == 1:
+            time.sleep(0.3)
+
+
+def test_the_feeder_measures_its_lateness_when_a_push_holds_it_up():
+    elements = [Element(t, ()) for t in (0, 300, 700)]
+    session = Stalling()
+    log = Feeder(elements, speed=2.0, heartbeat=0.02).run(session)
+    # t=300 is due 0.15 s after t=0 and cannot be pushed before 0.3 s: at least 0.15 s late
+    assert log.lateness[1] >= 0.15 and log.summary()["lateness_ms"]["max"] >= 150
+    assert_lateness_is_what_the_session_saw(log, session)
 
 
 def test_the_reference_engine_is_the_control_every_window_right(tmp_path):

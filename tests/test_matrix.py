@@ -10,14 +10,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
-from conformance import schema as schemas
 from rdflib import Graph
 from rdflib.namespace import RDF
 
+from conformance import schema as schemas
+from conformance.cli import main
 from conformance.results import diff, earl, runs, summary
 from conformance.site import pages as site
-from conformance.cli import main
 from tests import reportmaker as rm
 
 SECOND = "2026-11-25T01:00:00+00:00"
@@ -229,8 +228,8 @@ def test_matrix_config_errors_name_the_field(tmp_path):
 
 
 def test_shipped_example_config_names_every_engine_kind():
-    from conformance.run import adapters
     from conformance.results.matrixrun import load_config
+    from conformance.run import adapters
 
     config = load_config(Path(__file__).parents[1] / "docs" / "examples" / "matrix.yaml")
     given = {e["engine"].split(":")[0] for e in config["engines"]}

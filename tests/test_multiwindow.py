@@ -61,10 +61,10 @@ def shifted_engine(tram_t0: int):
 
 def test_with_t0_any_every_per_window_combination_is_tried_and_the_explaining_one_named():
     from dataclasses import replace as with_
+    from pathlib import Path
 
     from conformance.corpus.cases import load_corpus
     from conformance.run.harness import request_for, run_case
-    from pathlib import Path
 
     case = {c.id: c for c in load_corpus(Path(__file__).resolve().parent.parent / "cases")}["mw.two-streams-join"]
     engine = shifted_engine(3)

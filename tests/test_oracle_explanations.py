@@ -1,10 +1,10 @@
 """Provenance, gracious mode and the readable explanations of a failure."""
 
 from oracle.judge.explain import diagnose, diff, reason
-from oracle.model import ObservedReport, Profile, ProfileSpace, WindowSpec
 from oracle.judge.provenance import Provenance
-from oracle.r2r.query import R2R
 from oracle.judge.verdict import check
+from oracle.model import ObservedReport, Profile, ProfileSpace, WindowSpec
+from oracle.r2r.query import R2R
 from tests.streams import iri, num, triple_stream
 
 HOT = ("SELECT ?sensor ?value WHERE { ?obs <http://ex.org/procedure> ?sensor ; <http://ex.org/result> "

@@ -39,7 +39,7 @@ def test_continuous_queries_read_back_into_the_neutral_form():
         q = parse(render(dialect, query, "http://s", window, r2s))
         assert (q.stream_iri, q.window, q.r2s, q.dialect) == ("http://s", window, r2s, dialect)
         assert prepareQuery(q.r2r).algebra.PV == prepareQuery(query).algebra.PV
-        assert " ".join(q.r2r.split()) == " ".join(query.replace("WHERE {", "WHERE { ").replace(") }", ") }").split())
+        assert q.r2r.split() == query.split()  # the R2R text itself, up to whitespace
     assert parse("SELECT * WHERE { ?s ?p ?o }").window is None
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from rdflib import Literal, URIRef
 
-from conformance.run import adapters
 from conformance.corpus import datapaths
 from conformance.corpus.cases import load_corpus
+from conformance.run import adapters
 from conformance.run.harness import request_for, run_case
 from engines import jsonl
 from engines.reference import ReferenceEngine

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.run import adapters
 from conformance.corpus.cases import load_corpus
+from conformance.run import adapters
 from conformance.run.harness import judge, request_for, run_case
 from engines.rspjs import HERE, RspJsEngine
 from oracle.judge.explain import reason

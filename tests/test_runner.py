@@ -9,8 +9,8 @@ import pytest
 from conformance.corpus.cases import load_corpus
 from conformance.run.harness import run_case
 from engines.contract import Unsupported
-from engines.reference import ReferenceEngine
 from engines.faults import LatePurgeEngine, NullEngine, ShiftedEngine, WrongR2SEngine
+from engines.reference import ReferenceEngine
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = [c for c in load_corpus(ROOT / "cases") if c.family in ("seed002", "edges")]
@@ -151,8 +151,8 @@ def test_invalid_case_file_names_file_line_and_field(pytester):
 
 
 def test_aligned_t0_is_the_earliest_window_closing_at_a_multiple_of_the_slide():
-    from oracle.profiles import aligned_t0
     from oracle.model import WindowSpec
+    from oracle.profiles import aligned_t0
 
     # 5 s / 1 s windows close at 1 s, 2 s, ...: [-4000, 1000) is the first to hold t=0
     assert aligned_t0(WindowSpec(5000, 1000), 0) == -4000
@@ -162,8 +162,8 @@ def test_aligned_t0_is_the_earliest_window_closing_at_a_multiple_of_the_slide():
 
 
 def test_a_varying_t0_admits_the_engines_declared_one():
-    from oracle.profiles import space
     from oracle.model import WindowSpec
+    from oracle.profiles import space
     from tests.streams import triple_stream
 
     stream = triple_stream((0, "a", "p", "o"), (3000, "b", "p", "o"))

@@ -6,10 +6,10 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from conformance.corpus.cases import load_corpus  # noqa: E402
-from conformance.run.harness import request_for, run_case  # noqa: E402
 from rdflib import Literal, URIRef  # noqa: E402
 
+from conformance.corpus.cases import load_corpus  # noqa: E402
+from conformance.run.harness import request_for, run_case  # noqa: E402
 from engines.contract import RunRequest, Unsupported  # noqa: E402
 from engines.spark import SparkEngine  # noqa: E402
 
@@ -139,10 +139,11 @@ def test_spark_run_takes_rspql_text(tmp_path, capsys):
 def test_streaming_writes_one_file_per_report_interval(tmp_path):
     """Elements between two window closes share a micro-batch: with closes at 5 s and 10 s, times
     0,1,4.9 | 5,7 | 10,12 s give three files (worked out by hand), in time order."""
+    from rdflib import Literal, URIRef
+
     from engines.contract import RunRequest
     from engines.spark.streaming import report_chunks, write_chunks
     from oracle.model import Element, Stream, WindowSpec
-    from rdflib import Literal, URIRef
 
     ex = "http://example.org/"
     times = [0, 1000, 4999, 5000, 7000, 10000, 12000]
@@ -160,7 +161,6 @@ def test_cancel_stops_a_streaming_run():
     import time
 
     from conformance.run.harness import EngineTimeout, call_with_timeout
-
     from engines.spark.session import session
 
     session().range(1).count()  # a started session: the timeout must hit the streaming, not the JVM start

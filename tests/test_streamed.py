@@ -5,11 +5,11 @@ windows still open."""
 import pytest
 
 from conformance.streams.generate import elements, stream
+from oracle.expected.streamed import expected_windows
 from oracle.model import Element, Profile, StreamError, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import same
 from oracle.s2r.secret import simulate
-from oracle.expected.streamed import expected_windows
 from tests.streams import iri, num
 
 Q1 = """PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>
@@ -18,19 +18,25 @@ SELECT ?sensor ?obs WHERE { ?obs om-owl:procedure ?sensor ; om-owl:result ?res .
 PARAMS = dict(stations=4, interval=1000, duration=12000, seed=1430236906)
 
 
-@pytest.mark.parametrize("window, t0, boundary, close", [
-    (WindowSpec(5000, 5000), 0, "[o,c)", ">="),
-    (WindowSpec(5000, 1000), 250, "[o,c)", ">="),
-    (WindowSpec(3000, 2000), 700, "(o,c]", ">"),
-    (WindowSpec(3000, 2000), 0, "[o,c]", ">"),
+# The stream's last element is at t=11958 (4 stations, 1 s apart, for 12 s), and with end-of-stream
+# flush every window that opens by then reports: k = 0 … floor((11958 - t0) / slide), i.e. n windows
+# [t0 + k·slide, t0 + k·slide + range), worked out by hand here, not by the oracle's Scope.
+@pytest.mark.parametrize("window, t0, boundary, close, n", [
+    (WindowSpec(5000, 5000), 0, "[o,c)", ">=", 3),     # 11958 // 5000 = 2
+    (WindowSpec(5000, 1000), 250, "[o,c)", ">=", 12),  # 11708 // 1000 = 11
+    (WindowSpec(3000, 2000), 700, "(o,c]", ">", 6),    # 11258 // 2000 = 5
+    (WindowSpec(3000, 2000), 0, "[o,c]", ">", 6),      # 11958 // 2000 = 5
 ])
-def test_every_window_equals_rdflib_over_the_simulated_content(window, t0, boundary, close):
+def test_every_window_equals_rdflib_over_the_simulated_content(window, t0, boundary, close, n):
     held = stream("yabench", **PARAMS)
+    assert held.elements[-1].t == 11958
     profile = Profile(t0=t0, tick="time-driven", end_of_stream="flush", boundary=boundary, close=close)
     triggers = simulate(held, window, profile, t0)
     rdflib = R2R(Q1, held, "rdflib")
     streamed = list(expected_windows(Q1, elements("yabench", **PARAMS), window, t0, boundary=boundary, close=close))
-    assert [(a.k, a.opening, a.closing) for a in streamed] == [(t.k, t.opening, t.closing) for t in triggers]
+    by_hand = [(k, t0 + k * window.slide, t0 + k * window.slide + window.range) for k in range(n)]
+    assert [(a.k, a.opening, a.closing) for a in streamed] == by_hand
+    assert [(t.k, t.opening, t.closing) for t in triggers] == by_hand
     assert [a.elements for a in streamed] == [t.content[1] - t.content[0] for t in triggers]
     assert sum(len(a.solutions) for a in streamed) > 0  # readings above 80 exist in this stream
     for answer, trigger in zip(streamed, triggers):

@@ -110,7 +110,8 @@ def _file(path, lines):
 
 @pytest.mark.parametrize("fmt", ["nquads", "yabench", "trig"])
 def test_the_fast_parser_reads_every_term_as_the_slow_readers_do(tmp_path, monkeypatch, fmt):
-    from conformance.streams import oxparse, readers as streams
+    from conformance.streams import oxparse
+    from conformance.streams import readers as streams
 
     path = _written(tmp_path, fmt)
     fast = streams.READERS[fmt](path)

@@ -8,6 +8,7 @@ from oracle.s2r.secret import simulate
 from oracle.s2r.t0 import breakpoints, class_of, t0_range
 from tests.streams import iri
 
+
 def _admissible(values: dict):
     try:
         return Profile(**values)

@@ -14,12 +14,10 @@ from rdflib import BNode, Literal, URIRef
 from conformance.corpus.cases import Case
 from oracle import profiles
 from oracle.expected.windows import output
-from oracle.judge.verdict import fixed_semantics
-from oracle.model import CountWindowSpec
+from oracle.judge.kinds import kind
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions, same
 from oracle.r2r.terms import bag
-from oracle.s2r.counting import by_triple
 
 BNODE = re.compile(r"^_:[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 PNAME = re.compile(r"^([A-Za-z][\w-]*)?:([^\s]*)$")
@@ -58,11 +56,10 @@ def solutions(rows: list[dict], prefixes: dict[str, str]) -> list[dict]:
 def mismatches(case: Case, expectation: dict, stream) -> list[str]:
     """What differs between a hand-written expectation and the oracle's output (empty: agreement)."""
     profile = profiles.profile({"r2s": case.r2s, **expectation["profile"]}, case.window)
-    semantics = fixed_semantics(case.window)
-    if semantics is not None:  # the instants are fixed: no t0 to choose (oracle/expected/validity.py, oracle/expected/multiwindow.py)
-        return _compare(case, expectation, semantics.expected(stream, case.window, case.r2r, profile))
-    if isinstance(case.window, CountWindowSpec):  # a position, over the stream by triple (oracle/s2r/counting.py)
-        stream = by_triple(stream)
+    how = kind(case.window)  # oracle/judge/kinds.py
+    if how.fixed is not None:  # the instants are fixed: no t0 to choose
+        return _compare(case, expectation, how.fixed.expected(stream, case.window, case.r2r, profile))
+    stream = how.judged(stream)
     if not isinstance(profile.t0, int):
         return [f"{case.id}: a hand-written expectation needs a fixed integer t0 (count_t0 for a count window)"]
     got = output(stream, case.window, profile, profile.t0, R2R(case.r2r, stream))

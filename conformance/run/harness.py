@@ -20,11 +20,10 @@ from engines.contract import EngineInfo, RunRequest, Unsupported
 from engines.dialects.render import Inexpressible, render
 from oracle import profiles
 from oracle.judge.explain import BUDGET, diagnose, reason
-from oracle.judge.verdict import JudgeTimeout, check, fixed_semantics, over_profiles
-from oracle.model import CountWindowSpec
+from oracle.judge.kinds import kind
+from oracle.judge.verdict import JudgeTimeout, check, over_profiles
 from oracle.r2r.query import R2R, QueryError
 from oracle.r2r.terms import show_solution
-from oracle.s2r.counting import by_triple
 
 VERDICTS = ("PASS", "FAIL", "ERROR", "TIMEOUT", "UNSUPPORTED", "SKIPPED")
 SHOWN_SOLUTIONS = 20
@@ -146,13 +145,11 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
     of a FAIL gets the time left (at most explain.BUDGET) and says when it was cut short."""
     fixed = dict(case.fixed)
     fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
-    semantics = fixed_semantics(case.window)
-    if semantics is not None:  # no t0 classes: each admissible profile checked (oracle/expected/validity.py, oracle/expected/multiwindow.py)
+    how = kind(case.window)  # oracle/judge/kinds.py: what judging this kind of window takes
+    if how.fixed is not None:  # no t0 classes: each admissible profile checked
         space = profiles.space(info.profile, fixed, case.vary, window=case.window)
-        return over_profiles(semantics, stream, case.window, case.r2r, space, reports, info.alignment, evaluator)
-    if isinstance(case.window, CountWindowSpec):  # a count window is judged by triple, whatever it counts (oracle/s2r/counting.py)
-        stream = by_triple(stream)
-        gracious = False  # gracious mode shifts time borders; a count window has none to shift
+        return over_profiles(how.fixed, stream, case.window, case.r2r, space, reports, info.alignment, evaluator)
+    stream, gracious = how.judged(stream), gracious and how.gracious
     query = R2R(case.r2r, stream, evaluator, executor)
     space = profiles.space(info.profile, fixed, case.vary, window=case.window, stream=stream)
     verdict = check(stream, case.window, query, space, reports, how=info.alignment, deadline=deadline)

@@ -18,7 +18,7 @@ import threading
 from pyspark.sql import functions as F
 
 from engines.contract import RunRequest
-from engines.spark import Reporter
+from engines.spark.reporter import Reporter
 from engines.spark.session import session
 from engines.spark.streaming import Cancelled, OneConnectionServer, WindowState, _drive, element_lines
 from engines.spark.windowjob import static_frame, window_instances

@@ -21,16 +21,13 @@ from oracle.compare import (
     out_of_order,
     positions_by_key,
 )
-from oracle.expected import multiwindow, validity
 from oracle.expected.windows import output, reports
 from oracle.model import (
     CountWindowSpec,
-    MultiWindowSpec,
     ObservedReport,
     Profile,
     ProfileSpace,
     Stream,
-    ValiditySpec,
     WindowSpec,
 )
 from oracle.r2r.query import R2R
@@ -173,7 +170,7 @@ def _t0_beyond_stream(stream: Stream, candidates) -> str | None:
 
 def over_profiles(semantics, stream: Stream, window, query: str, space: ProfileSpace, actual, how: str,
                   evaluator: str = "auto") -> CaseVerdict:
-    """The verdict of a :func:`fixed_semantics` module over every profile the space admits (for several
+    """The verdict of a window kind's fixed-instant module (:mod:`oracle.judge.kinds`) over every profile the space admits (for several
     windows: the evaluation-instant policies an engine leaves open): the first that explains the output,
     named when there were several, else the closest, with how many were tried."""
     variants, varied = list(space.variants()), sorted(space.varied())
@@ -191,10 +188,3 @@ def over_profiles(semantics, stream: Stream, window, query: str, space: ProfileS
         best.notes.append(f"no admissible profile explains the output: {len(variants)} tried (varying "
                           f"{', '.join(varied)}); the closest is shown")
     return best
-
-
-def fixed_semantics(window):
-    """The module that judges a window kind without t0 classes, one profile at a time (:func:`over_profiles`)
-    (:mod:`oracle.expected.validity`, :mod:`oracle.expected.multiwindow`: ``expected`` and ``check`` with one signature),
-    or None for the windows :func:`check` enumerates."""
-    return {ValiditySpec: validity, MultiWindowSpec: multiwindow}.get(type(window))

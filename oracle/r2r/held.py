@@ -127,7 +127,7 @@ class HeldStream:
         return fill([self.static_text] + [self.held(i) for i in range(lo, hi)])
 
 
-def fill(helds: Iterable) -> "pyoxigraph.Store":
+def fill(helds: Iterable) -> "ox.Store":
     """A new Oxigraph store holding the held elements (bytes parsed in chunks; quads added as they are)."""
     store = ox.Store()
     texts: list[bytes] = []

@@ -1,0 +1,44 @@
+"""The Spark engine's reports: each window's rows (term texts from Spark) made terms, R2S applied
+against the previous window's relation, stamped with the window and its close time.  Used by replay,
+streaming and live mode alike."""
+
+from __future__ import annotations
+
+from rdflib import URIRef
+from rdflib.util import from_n3
+
+from engines import r2s
+from oracle.model import ObservedReport
+
+
+def term(value: str):
+    """An rdflib term from its N-Triples text.  An IRI without escapes is built directly: rdflib's
+    ``from_n3`` took 0.3 s for the 52 k terms of the filter query's answers at 10^6 triples."""
+    if value.startswith("<") and value.endswith(">") and "\\" not in value:
+        return URIRef(value[1:-1])
+    return from_n3(value)
+
+
+class Reporter:
+    """Makes the reports of consecutive windows: parses the terms, applies R2S against the previous
+    window's relation, stamps each with its window and its close time.
+
+    Each distinct term text is parsed once (terms are immutable): the filter query's answers at 10^6
+    triples hold 52 k values, 31 k distinct: the reports took 0.16 s instead of 0.21 s (bench/README.md)."""
+
+    def __init__(self, operator: str):
+        self.operator = operator
+        self.previous: list = []
+        self.parsed: dict[str, object] = {}
+
+    def cached(self, value: str):
+        found = self.parsed.get(value)
+        if found is None:
+            found = self.parsed[value] = term(value)
+        return found
+
+    def report(self, form: str, opening: int, closing: int, rows: list[dict]) -> ObservedReport:
+        current = [{name: self.cached(value) for name, value in row.items() if value is not None} for row in rows]
+        out = bool(current) if form == "ASK" else r2s.apply(self.operator, current, self.previous)
+        self.previous = current
+        return ObservedReport(out, tau=closing, window=(opening, closing))
