@@ -18,7 +18,7 @@ from pathlib import Path
 from conformance.corpus import datapaths
 from conformance.corpus import lint as corpus_lint
 from conformance.corpus.cases import load_corpus, query_problem
-from conformance.load import experiment as load_mod
+from conformance.load import experiment as experiments
 from conformance.load.experiment import ExperimentError
 from conformance.results import diff as diff_mod
 from conformance.results import earl as earl_mod
@@ -194,18 +194,18 @@ def check_adapter(args) -> int:
     return checkadapter.check(args.engine, adapters.parse_options(args.engine_option), Path(args.cases), args.timeout, sys.stdout)
 
 
-def load(args) -> int:
+def load_command(args) -> int:
     """A live load experiment (conformance/load/experiment.py): feed in wall-clock time, judge, write the report."""
 
     if args.data_root:
         datapaths.set_data_root(args.data_root)
-    experiment = load_mod.read_experiment(Path(args.experiment))
+    experiment = experiments.read_experiment(Path(args.experiment))
     if args.repeat is not None:
         experiment = replace(experiment, repeat=args.repeat)
     if args.speed is not None:
         experiment = replace(experiment, speed=args.speed)
     try:
-        adapter = adapters.load(args.engine, adapters.parse_options(args.engine_option), experiment.timeout)
+        adapter = adapters.build(args.engine, adapters.parse_options(args.engine_option), experiment.timeout)
     except (ValueError, adapters.EngineUnavailable) as exc:
         return _usage(str(exc))
     if not hasattr(adapter, "live"):
@@ -213,14 +213,14 @@ def load(args) -> int:
                       "load runs; docs/load.md lists the engines that have one)")
     cases = {c.id: c for c in load_corpus(Path(args.cases))}
     try:
-        report = load_mod.run_experiment(experiment, adapter, cases)
+        report = experiments.run_experiment(experiment, adapter, cases)
     finally:
         close = getattr(adapter, "close", None)
         if close is not None:
             close()
-    written = load_mod.write(report, Path(args.out))  # first: what was measured is never lost
+    written = experiments.write(report, Path(args.out))  # first: what was measured is never lost
     print(f"wrote {written[0]} and {len(written) - 1} pictures")
-    problems = load_mod.validate(report)
+    problems = experiments.validate(report)
     if problems:
         print(f"error: {written[0]} does not fit its schema (conformance/schema/load.schema.json): {problems[0]} — "
               "a bug of the kit; please report it with the file", file=sys.stderr)
@@ -305,7 +305,7 @@ def matrix_combine(args) -> int:
     seen = {str(r.path.resolve()) for r in history}
     history += [r for r in chosen if str(r.path.resolve()) not in seen]
 
-    written = site.build(doc, chosen, history, Path(args.output), load_mod.read_reports(args.loads))
+    written = site.build(doc, chosen, history, Path(args.output), experiments.read_reports(args.loads))
     for note in notes:
         print(f"note: {note}")
     print(f"wrote {args.output}: matrix of {len(chosen)} runs × {len(ids)} cases, {written['cases']} case pages, "
@@ -381,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="load-report", help="folder for load.json and the SVG pictures")
     p.add_argument("--cases", default=str(datapaths.PROJECT / "cases"))
     p.add_argument("--data-root", default=None)
-    p.set_defaults(func=load)
+    p.set_defaults(func=load_command)
 
     p = sub.add_parser("reproduce", help="reproduce a published result: csrbench-table2")
     p.add_argument("what", choices=["csrbench-table2"])

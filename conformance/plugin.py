@@ -19,7 +19,7 @@ import pytest
 
 from conformance.corpus import datapaths
 from conformance.corpus.cases import CaseFileError, load_corpus, variant
-from conformance.load import experiment as load_mod
+from conformance.load import experiment as experiments
 from conformance.run import adapters, expectations, report
 from conformance.run.harness import CaseResult, run_case
 from conformance.run.progress import Progress
@@ -130,7 +130,7 @@ class Session:
         if self._known is None:
             _, info = self.engine()
             try:
-                self._known = expectations.load(info.expectations)
+                self._known = expectations.read(info.expectations)
             except expectations.ExpectationsError as exc:
                 raise pytest.UsageError(str(exc)) from None
         return self._known
@@ -140,7 +140,7 @@ class Session:
             return None, self.info
         if self.adapter is None:
             try:
-                self.adapter = adapters.load(self.config.getoption("--engine"), self.options,
+                self.adapter = adapters.build(self.config.getoption("--engine"), self.options,
                                              start_timeout=self.config.getoption("case_timeout"))
                 self.info = self.adapter.info()
             except adapters.EngineUnavailable as exc:
@@ -169,8 +169,8 @@ def pytest_configure(config):
     _ACTIVE.append(config._rspconf)
     if config.getoption("load", None):
         try:
-            config._rspconf.experiment = load_mod.read_experiment(Path(config.getoption("load")))
-        except load_mod.ExperimentError as exc:
+            config._rspconf.experiment = experiments.read_experiment(Path(config.getoption("load")))
+        except experiments.ExperimentError as exc:
             raise pytest.UsageError(str(exc)) from None
         if getattr(config.option, "numprocesses", None):
             raise pytest.UsageError("--load runs are timed in wall-clock time: run them without -n (one load at a time)")
@@ -321,14 +321,14 @@ def live_outcome(session: Session, case, adapter, info) -> CaseResult:
     its verdict is FAIL if any repetition failed, and the load's figures go to the load report."""
 
     started = time.monotonic()
-    entry = load_mod.run_load(case, adapter, info, session.experiment, say=lambda line: None)
+    entry = experiments.run_load(case, adapter, info, session.experiment, say=lambda line: None)
     session.loads.append(entry)
-    verdict, why = load_mod.verdict_of(entry)
+    verdict, why = experiments.verdict_of(entry)
     verdict = {"complete": "PASS"}.get(verdict, verdict)
     # the windows, with their delays, are in the load report (--load-out), not in the run report
     return CaseResult(case.id, info.name, verdict, why, case.level, list(case.capabilities),
                       seconds=round(time.monotonic() - started, 3),
-                      notes=[f"#{r['repetition']}: {load_mod.describe(r)}" for r in entry["runs"]])
+                      notes=[f"#{r['repetition']}: {experiments.describe(r)}" for r in entry["runs"]])
 
 
 _ACTIVE: list[Session] = []
@@ -401,8 +401,8 @@ def pytest_sessionfinish(session, exitstatus):
     config = session.config
     state = getattr(config, "_rspconf", None)
     if state is not None and state.experiment is not None and state.loads and not hasattr(config, "workerinput"):
-        doc = load_mod.report_doc(state.experiment, state.info, state.loads, load_mod.now())
-        load_mod.write(doc, Path(config.getoption("load_out")))
+        doc = experiments.report_doc(state.experiment, state.info, state.loads, experiments.now())
+        experiments.write(doc, Path(config.getoption("load_out")))
     path = config.getoption("--report", None)
     if not path or hasattr(config, "workerinput"):
         return

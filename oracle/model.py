@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field, fields, replace
+from enum import Enum
 from typing import Any, Iterable, Iterator, Mapping
 
 from rdflib.term import Node
@@ -446,3 +447,42 @@ class ObservedReport:
     tau: int | None = None
     window: tuple[int, int] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Verdict(str, Enum):
+    """A case's verdict, the one place that orders verdicts.  PASS and FAIL say something about the
+    engine's semantics; ERROR (the engine raised, or the harness could not run the case), TIMEOUT,
+    UNSUPPORTED (a capability or construct the engine does not have) and SKIPPED (the case's data is
+    absent) do not.  The order of definition is the order of a report's totals."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    ERROR = "ERROR"
+    TIMEOUT = "TIMEOUT"
+    UNSUPPORTED = "UNSUPPORTED"
+    SKIPPED = "SKIPPED"
+
+    @property
+    def severity(self) -> int:
+        """Worst first (a summary's order): ERROR, TIMEOUT, FAIL, UNSUPPORTED, SKIPPED, PASS."""
+        return _SEVERITY.index(self.value)
+
+    @property
+    def bad(self) -> bool:
+        """The engine answered wrongly or not at all: a change into such a verdict is a regression."""
+        return self.value in ("FAIL", "ERROR", "TIMEOUT")
+
+    @property
+    def judged(self) -> bool:
+        """The oracle compared the engine's output (PASS or FAIL)."""
+        return self.value in ("PASS", "FAIL")
+
+    @property
+    def standing(self) -> int:
+        """The group a diff scores moves between: PASS 2, UNSUPPORTED and SKIPPED 1, the bad ones 0."""
+        return 2 if self.value == "PASS" else 0 if self.bad else 1
+
+
+_SEVERITY = ("ERROR", "TIMEOUT", "FAIL", "UNSUPPORTED", "SKIPPED", "PASS")
+#: the verdicts' names, in the order of a report's totals
+VERDICTS = tuple(v.value for v in Verdict)

@@ -19,7 +19,7 @@ FAKE = Path(__file__).with_name("fake_engine.py")
 
 
 def fake(mode: str) -> CommandEngine:
-    return adapters.load(f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} {mode}")
+    return adapters.build(f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} {mode}")
 
 
 def run(engine, case_id="edges.empty-windows", timeout=30.0):
@@ -29,7 +29,7 @@ def run(engine, case_id="edges.empty-windows", timeout=30.0):
 def test_the_minimal_javascript_engine_passes_single_pattern_cases():
     if not shutil.which("node"):
         pytest.skip("node is not installed")
-    engine = adapters.load(f"cmd:node {ROOT / 'docs/examples/minimal-engine.mjs'}")
+    engine = adapters.build(f"cmd:node {ROOT / 'docs/examples/minimal-engine.mjs'}")
     try:
         assert engine.info().name == "minimal-js"
         for case_id in ("edges.border", "edges.gap", "edges.sliding-overlap"):
@@ -94,7 +94,7 @@ def test_a_start_answer_without_profile_names_the_field():
 
 def test_the_command_line_is_not_run_by_a_shell(tmp_path):
     marker = tmp_path / "made-by-a-shell"
-    engine = adapters.load(f"cmd:echo hello; touch {marker}")
+    engine = adapters.build(f"cmd:echo hello; touch {marker}")
     with pytest.raises(ProtocolError, match="not JSON"):
         engine.info()
     assert not marker.exists()
@@ -102,7 +102,7 @@ def test_the_command_line_is_not_run_by_a_shell(tmp_path):
 
 def test_a_missing_program_is_reported_as_unavailable():
     with pytest.raises(ProtocolError, match="no such program"):
-        adapters.load("cmd:no-such-engine-binary --flag").info()
+        adapters.build("cmd:no-such-engine-binary --flag").info()
 
 
 def test_check_adapter_accepts_the_minimal_engine_and_pinpoints_a_broken_one(capsys):

@@ -19,7 +19,7 @@ def test_the_javascript_engine_in_the_page_is_the_example_file():
 
 def test_the_in_process_adapter_in_the_page_passes_and_refuses_as_described(tmp_path):
     (tmp_path / "my_adapter.py").write_text(re.findall(r"```python\n(.*?)```", DOC, re.DOTALL)[0])
-    engine = adapters.load(f"{tmp_path / 'my_adapter.py'}:MyEngine")
+    engine = adapters.build(f"{tmp_path / 'my_adapter.py'}:MyEngine")
     info = engine.info()
     assert info.expectations == tmp_path / "my-expectations.yaml"
     for case_id in ("edges.border", "edges.empty-windows", "edges.sliding-overlap"):

@@ -220,7 +220,7 @@ def test_a_protocol_engine_runs_live_and_is_sampled_as_its_own_process(tmp_path)
     if shutil.which("node") is None:
         pytest.skip("node is not installed")
     case = burst_case(tmp_path)
-    engine = adapters.load(f"cmd:node {Path(__file__).resolve().parent.parent / 'docs/examples/minimal-engine.mjs'}")
+    engine = adapters.build(f"cmd:node {Path(__file__).resolve().parent.parent / 'docs/examples/minimal-engine.mjs'}")
     try:
         run = load.run_once(case, engine, engine.info(), experiment(sample=0.1))
     finally:
@@ -240,7 +240,7 @@ def test_a_protocol_engine_without_live_mode_or_that_breaks_it_is_not_a_failure(
     from conformance.run import adapters
 
     case = burst_case(tmp_path)
-    engine = adapters.load(f"cmd:{sys.executable} {Path(__file__).resolve().parent / 'fake_engine.py'} {mode}")
+    engine = adapters.build(f"cmd:{sys.executable} {Path(__file__).resolve().parent / 'fake_engine.py'} {mode}")
     try:
         report = load.run_experiment(experiment(), engine, {case.id: case}, say=lambda _: None)
     finally:
@@ -278,7 +278,7 @@ def test_rsp_js_runs_live_and_its_parser_still_refuses_standard_rsp_ql(tmp_path)
     if shutil.which("node") is None or not (HERE / "node_modules" / "rsp-js").is_dir():
         pytest.skip("rsp-js is not installed")
     case = burst_case(tmp_path)
-    engine = adapters.load("rsp-js")
+    engine = adapters.build("rsp-js")
     try:
         assert engine.info().extra["live"] is True
         report = load.run_experiment(experiment(), engine, {case.id: case}, say=lambda _: None)

@@ -40,7 +40,7 @@ def reference_reports(case_id=CASE):
 
 def test_a_jsonl_recording_of_the_reference_engine_passes(tmp_path):
     (tmp_path / "rec.jsonl").write_text("".join(jsonl.report_line(r) + "\n" for r in reference_reports()))
-    engine = adapters.load(f"replay:{manifest(tmp_path, 'jsonl', 'rec.jsonl')}")
+    engine = adapters.build(f"replay:{manifest(tmp_path, 'jsonl', 'rec.jsonl')}")
     result = run_case(CASES[CASE], engine, engine.info())
     assert result.verdict == "PASS", result.reason
     assert run_case(CASES["edges.border"], engine, engine.info()).verdict == "UNSUPPORTED"
@@ -71,7 +71,7 @@ def test_bad_recordings_and_manifests_name_the_file_and_the_place(tmp_path):
     with pytest.raises(ManifestError, match=r"engine.yaml: field format: 'csv' is not one of"):
         ReplayEngine(str(manifest(tmp_path, "csv", "rec.jsonl")))
     with pytest.raises(adapters.EngineUnavailable, match="cannot read the manifest"):
-        adapters.load(f"replay:{tmp_path / 'nowhere.yaml'}")
+        adapters.build(f"replay:{tmp_path / 'nowhere.yaml'}")
 
 
 def test_report_times_are_rounded_to_the_unit_and_same_time_reports_merged():

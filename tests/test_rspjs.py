@@ -37,7 +37,7 @@ FILTER(?v >= 5 && ?v <= 12)
 
 @pytest.fixture(scope="module")
 def engine():
-    e = adapters.load("rsp-js")
+    e = adapters.build("rsp-js")
     yield e
     e.close()
 
@@ -125,12 +125,12 @@ def test_another_release_runs_from_its_own_lockfile_through_the_same_driver():
     from engines.rspjs import versions
 
     assert versions() == ["1.1.2", "1.3.5"]
-    old = adapters.load("rsp-js@1.1.2")
+    old = adapters.build("rsp-js@1.1.2")
     try:
         assert old.info().version == "1.1.2" and old.info().name == "rsp-js"
     finally:
         old.close()
     with pytest.raises(adapters.EngineUnavailable, match="rsp-js 1.0.0: no pinned lockfile.*1.1.2, 1.3.5"):
-        adapters.load("rsp-js@1.0.0")
+        adapters.build("rsp-js@1.0.0")
     with pytest.raises(adapters.EngineUnavailable, match="reference"):
-        adapters.load("reference@2")  # an engine without releases takes no version
+        adapters.build("reference@2")  # an engine without releases takes no version

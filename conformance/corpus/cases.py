@@ -374,7 +374,7 @@ def load_stream(spec: dict, base: Path, data_root: Path | None, case_id: str = "
     if "elements" in spec:
         return streams.inline(spec, f"{case_id} (inline stream)")
     if "annotated" in spec:
-        return annotated.load(spec, base, case_id)
+        return annotated.from_case(spec, base, case_id)
     static = None
     if spec.get("static_file"):
         static = base / spec["static_file"]

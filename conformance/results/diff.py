@@ -13,8 +13,8 @@ from pathlib import Path
 
 from conformance.results import runs as runs_mod
 from conformance.results import tables
+from oracle.model import Verdict
 
-GROUP = {"PASS": 2, "UNSUPPORTED": 1, "SKIPPED": 1, "FAIL": 0, "ERROR": 0, "TIMEOUT": 0}
 ORDER = ["regressed", "changed", "improved", "added", "removed", "unchanged"]
 EPS = 1e-9
 
@@ -47,7 +47,7 @@ def classify(base: dict | None, head: dict | None) -> str:
         return "added"
     if head is None:
         return "removed"
-    gb, gh = GROUP[base["verdict"]], GROUP[head["verdict"]]
+    gb, gh = Verdict(base["verdict"]).standing, Verdict(head["verdict"]).standing
     if gh != gb:
         return "improved" if gh > gb else "regressed"
     if base["verdict"] != head["verdict"]:

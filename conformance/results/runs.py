@@ -18,10 +18,6 @@ from conformance import schema as schemas
 
 ALIGN_MODES = ("exact", "intersect", "union")
 
-#: worst first: the order of a summary and of "regressed" in a diff
-VERDICT_RANK = {"ERROR": 0, "TIMEOUT": 1, "FAIL": 2, "UNSUPPORTED": 3, "SKIPPED": 4, "PASS": 5}
-#: verdicts that say the engine answered wrongly or not at all; a change into one of them is a regression
-BAD = {"FAIL", "ERROR", "TIMEOUT"}
 
 
 class ReportError(ValueError):

@@ -10,20 +10,21 @@ from __future__ import annotations
 import json
 
 from conformance.results import tables
-from conformance.results.runs import BAD, VERDICT_RANK, Run
+from conformance.results.runs import Run
+from oracle.model import Verdict
 
 
 def worst_first(cases: list[dict]) -> list[dict]:
     """Verdict (ERROR … PASS), then mean recall and precision (lowest first), then id."""
     def key(c):
-        return (VERDICT_RANK[c["verdict"]], c.get("mean_recall") if c.get("mean_recall") is not None else 2,
+        return (Verdict(c["verdict"]).severity, c.get("mean_recall") if c.get("mean_recall") is not None else 2,
                 c.get("mean_precision") if c.get("mean_precision") is not None else 2, c["id"])
     return sorted(cases, key=key)
 
 
 def unexpected(case: dict) -> bool:
     """A bad verdict that the engine's expectations file does not list."""
-    return case["verdict"] in BAD and case.get("expected_verdict") != case["verdict"]
+    return Verdict(case["verdict"]).bad and case.get("expected_verdict") != case["verdict"]
 
 
 def headline(run: Run) -> str:
@@ -39,7 +40,7 @@ def headline(run: Run) -> str:
 def rows(run: Run, show: str) -> list[dict]:
     cases = worst_first(list(run.cases.values()))
     if show == "failures":
-        cases = [c for c in cases if c["verdict"] in BAD]
+        cases = [c for c in cases if Verdict(c["verdict"]).bad]
     return cases
 
 
@@ -60,17 +61,16 @@ def render(runs: list[Run], fmt: str = "terminal", show: str = "all", width: int
         parts.append(f"### {head}" if fmt == "markdown" else head)
         body = []
         for c in rows(run, show):
-            mark = "*" if c.get("expected_verdict") == c["verdict"] and c["verdict"] in BAD else ""
-            windows = f"{c['matched']}/{len(c['windows'])}" if c.get("matched") is not None else "-"
-            body.append([c["id"], c["verdict"] + mark, windows, tables.fmt_ratio(c.get("mean_precision")),
+            body.append([c["id"], tables.verdict_cell(c), tables.windows_cell(c), tables.fmt_ratio(c.get("mean_precision")),
                          tables.fmt_ratio(c.get("mean_recall")), c["reason"]])
         if body:
             parts.append(tables.render(["case", "verdict", "windows", "P", "R", "reason"], body, fmt, width))
         else:
             parts.append("(no case to show)")
         if any(c.get("expected_verdict") for c in run.cases.values()):
-            parts.append("`*` a known deviation listed in the engine's expectations file" if fmt == "markdown"
-                         else "* a known deviation listed in the engine's expectations file")
+            parts.append(f"`*`{tables.KNOWN_DEVIATION[1:]}" if fmt == "markdown" else tables.KNOWN_DEVIATION)
+        if any(c.get("vacuous") for c in run.cases.values()):
+            parts.append(f"`(vac)`{tables.VACUOUS[5:]}" if fmt == "markdown" else tables.VACUOUS)
         parts.append("")
     return "\n".join(parts).rstrip() + "\n"
 

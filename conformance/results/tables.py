@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+#: the footnote every per-case table prints under a ``*``
+KNOWN_DEVIATION = "* a known deviation listed in the engine's expectations file"
+#: the footnote under a ``(vac)``
+VACUOUS = ("(vac) a vacuous PASS: the explanation expects no report although the stream has data, so nothing was "
+           "compared")
+
 
 def fmt_ratio(x) -> str:
     return "-" if x is None else f"{x:.2f}"
+
+
+def verdict_cell(case: dict) -> str:
+    """A case's verdict as every per-case table shows it: ``(vac)`` for a vacuous PASS, ``*`` when the
+    engine's expectations file lists the case (a PASS* is a fixed engine: an unexpected pass)."""
+    return case["verdict"] + ("(vac)" if case.get("vacuous") else "") + ("*" if case.get("expected_verdict") else "")
+
+
+def windows_cell(case: dict) -> str:
+    """Reports matched exactly / reports compared, for the best explanation."""
+    return f"{case['matched']}/{len(case['windows'])}" if case.get("matched") is not None else "-"
 
 
 def _md_cell(value) -> str:

@@ -74,7 +74,7 @@ def available() -> dict[str, str]:
     return names
 
 
-def load(spec: str, options: dict[str, str] | None = None, start_timeout: float | None = None):
+def build(spec: str, options: dict[str, str] | None = None, start_timeout: float | None = None):
     """Build the adapter named by ``spec`` with ``options``.  ``start_timeout`` (seconds; the case
     timeout) bounds an engine process's start handshake unless the options set ``start_timeout``."""
     options = options or {}

@@ -39,7 +39,7 @@ def check(spec: str, options: dict, cases_root: Path, timeout: float, out) -> in
     c = Checklist(out)
     print(f"checking adapter {spec}", file=out)
     try:
-        adapter = adapters.load(spec, options)
+        adapter = adapters.build(spec, options)
         info = adapter.info()
     except Exception as exc:  # noqa: BLE001 - everything here is a finding to print
         c.bad("start and info()", f"{type(exc).__name__}: {exc}\n{getattr(exc, 'stderr_tail', '') or ''}")

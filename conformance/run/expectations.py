@@ -29,7 +29,7 @@ class ExpectationsError(ValueError):
     pass
 
 
-def load(path: Path | None) -> dict[str, dict]:
+def read(path: Path | None) -> dict[str, dict]:
     if path is None or not Path(path).exists():
         return {}
     data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}

@@ -22,10 +22,10 @@ from oracle import profiles
 from oracle.judge.explain import BUDGET, diagnose, reason
 from oracle.judge.kinds import kind
 from oracle.judge.verdict import JudgeTimeout, check, over_profiles
+from oracle.model import VERDICTS, Verdict
 from oracle.r2r.query import R2R, QueryError
 from oracle.r2r.terms import show_solution
 
-VERDICTS = ("PASS", "FAIL", "ERROR", "TIMEOUT", "UNSUPPORTED", "SKIPPED")
 SHOWN_SOLUTIONS = 20
 
 
@@ -174,7 +174,7 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     def done(verdict: str, why: str, error: str | None = None) -> CaseResult:
         result.verdict, result.reason, result.error = verdict, why, error
         result.notes = recorded + [n for n in result.notes if n not in recorded]
-        if recorded and verdict in ("PASS", "FAIL"):
+        if recorded and Verdict(verdict).judged:
             result.reason = f"[{'; '.join(recorded)}] {why}"
         result.seconds = round(time.monotonic() - started, 3)
         return result

@@ -15,7 +15,8 @@ import jsonschema
 
 from conformance import schema as schemas
 from conformance.corpus import datapaths
-from conformance.run.harness import VERDICTS
+from conformance.results import tables
+from oracle.model import VERDICTS
 
 SCHEMA_VERSION = 1
 
@@ -100,10 +101,6 @@ def write(path: Path, doc: dict) -> None:
     os.replace(tmp, target)
 
 
-def _fmt(x) -> str:
-    return "-" if x is None else f"{x:.2f}"
-
-
 def summary_lines(cases: list[dict], width: int | None = 160) -> list[str]:
     """One row per case, then totals per level and capability (PASS/denominator).  ``width`` None (not a
     terminal: a CI log, a pipe) prints every reason whole."""
@@ -112,12 +109,9 @@ def summary_lines(cases: list[dict], width: int | None = 160) -> list[str]:
     head = f"{'case':<{idw}} {'verdict':<11} {'windows':>8} {'P':>5} {'R':>5} {'t0':>7}  reason"
     lines = [head, "-" * min(width or 200, len(head) + 40)]
     for c in cases:
-        n = len(c["windows"])
-        windows = f"{c['matched']}/{n}" if c.get("matched") is not None else "-"
         t0 = c["explanation"]["t0"] if c.get("explanation") else "-"
-        verdict = c["verdict"] + ("(vac)" if c.get("vacuous") else "") + ("*" if c.get("expected_verdict") else "")
-        row = (f"{c['id'][:idw]:<{idw}} {verdict:<11} {windows:>8} {_fmt(c.get('mean_precision')):>5} "
-               f"{_fmt(c.get('mean_recall')):>5} {str(t0):>7}  ")
+        row = (f"{c['id'][:idw]:<{idw}} {tables.verdict_cell(c):<11} {tables.windows_cell(c):>8} "
+               f"{tables.fmt_ratio(c.get('mean_precision')):>5} {tables.fmt_ratio(c.get('mean_recall')):>5} {str(t0):>7}  ")
         lines.append(row + (c["reason"] if width is None else c["reason"][: max(20, width - len(row))]))
     t = totals(cases)
     lines.append("")
@@ -131,8 +125,7 @@ def summary_lines(cases: list[dict], width: int | None = 160) -> list[str]:
                                                                   if counts["total"] - judged else ""))
         lines.append(f"per {label} (PASS/judged): " + "; ".join(parts))
     if t["vacuous"]:
-        lines.append("(vac) a vacuous PASS: the explanation expects no report although the stream has data, so "
-                     "nothing was compared")
+        lines.append(tables.VACUOUS)
     if any(c.get("expected_verdict") for c in cases):
-        lines.append("* a known deviation listed in the engine's expectations file")
+        lines.append(tables.KNOWN_DEVIATION)
     return lines

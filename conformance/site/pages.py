@@ -17,7 +17,7 @@ from pathlib import Path
 
 from conformance.corpus import datapaths
 from conformance.corpus.cases import load_corpus
-from conformance.load import experiment as load_mod
+from conformance.load import experiment as experiments
 from conformance.results import diff as diff_mod
 from conformance.results import runs as runs_mod
 from conformance.site import svg
@@ -116,9 +116,9 @@ def load_sections(loads: list[dict]) -> tuple[dict, dict]:
     by_engine: dict[str, list] = defaultdict(list)
     for doc in loads:
         for entry in doc["loads"]:
-            verdict, why = load_mod.verdict_of(entry)
+            verdict, why = experiments.verdict_of(entry)
             item = {"doc": doc, "entry": entry, "verdict": verdict, "reason": why,
-                    "pictures": load_mod.pictures(entry) if entry["runs"] else {}}
+                    "pictures": experiments.pictures(entry) if entry["runs"] else {}}
             by_case[entry["case"]].append(item)
             by_engine[doc["engine"]["name"]].append(item)
     return by_case, by_engine

@@ -116,7 +116,7 @@ def read(text: str, encoding: str, where: str, vocabulary: str = DEFAULT_VOCABUL
     return Stream(elements, static)
 
 
-def load(spec: dict, base, where: str) -> Stream:
+def from_case(spec: dict, base, where: str) -> Stream:
     """A case's ``stream: {annotated: {encoding, trig | file, vocabulary}}``."""
     given = spec["annotated"]
     prefixes = "".join(f"@prefix {k}: <{v}> .\n" for k, v in spec.get("prefixes", {}).items())
