@@ -30,7 +30,7 @@ from conformance.run import adapters, checkadapter
 from conformance.run import reproduce as table2
 from conformance.site import pages as site
 from conformance.streams import readers as streams
-from conformance.streams.generate import GeneratorError, check, write
+from conformance.streams.generate import GeneratorError, check_params, write
 from engines.contract import RunRequest, Unsupported
 from engines.dialects.parse import QuerySyntaxError
 from engines.dialects.parse import parse as parse_continuous
@@ -64,7 +64,7 @@ def generate(args) -> int:
     else:
         params["sensors"] = args.stations
     try:
-        check(args.model, **params)
+        check_params(args.model, **params)
     except GeneratorError as exc:
         print(f"error: rspconf generate {args.model}: {exc}", file=sys.stderr)
         return 2
@@ -191,7 +191,7 @@ def _unreadable_stream(path: Path, fmt: str, exc: Exception) -> int:
 def check_adapter(args) -> int:
     if args.data_root:
         datapaths.set_data_root(args.data_root)
-    return checkadapter.check(args.engine, adapters.parse_options(args.engine_option), Path(args.cases), args.timeout, sys.stdout)
+    return checkadapter.check_adapter(args.engine, adapters.parse_options(args.engine_option), Path(args.cases), args.timeout, sys.stdout)
 
 
 def load_command(args) -> int:

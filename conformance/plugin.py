@@ -42,7 +42,7 @@ def pytest_addoption(parser):
     group.addoption("--report", default=None, metavar="PATH", help="write the JSON run report here")
     group.addoption("--label", action="append", default=[], metavar="LABEL",
                     help="a label stored in the report's run (e.g. nightly); repeatable")
-    group.addoption("--case-timeout", type=float, default=300.0, help="seconds per engine call (default 300)")
+    group.addoption("--case-timeout", type=float, default=300.0, help="seconds per case: the engine's run and the oracle's judging together (default 300)")
     group.addoption("--smoke", action="store_true", help="run only the smoke subset")
     group.addoption("--no-gracious", action="store_true", help="skip gracious-mode window reconstruction")
     group.addoption("--oracle-evaluator", choices=list(EVALUATORS), default="auto",

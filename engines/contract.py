@@ -69,6 +69,50 @@ class RunRequest:
 
 
 class Adapter(Protocol):
+    """What every adapter has (the harness calls nothing else without checking for it first)."""
+
     def info(self) -> EngineInfo: ...
 
     def run(self, request: RunRequest) -> list[ObservedReport]: ...
+
+
+class Closable(Protocol):
+    """Optional: release the engine (a process, a Spark session) at the end of a run."""
+
+    def close(self) -> None: ...
+
+
+class Cancellable(Protocol):
+    """Optional: stop a run that passed its timeout (called from another thread)."""
+
+    def cancel(self) -> None: ...
+
+
+class Recorded(Protocol):
+    """Optional, for outputs made elsewhere (replay): which variants of a case were recorded, which one
+    is judged now, and the notes shown beside its verdict."""
+
+    def variants(self, case) -> list[dict]: ...
+
+    def bind_variant(self, case_id: str, variant_id: str, made_with: dict) -> None: ...
+
+    def notes_for(self, case_id: str) -> list[str]: ...
+
+
+class LiveSession(Protocol):
+    """What :meth:`Live.live` returns: elements pushed as they are due, then the end of the stream."""
+
+    def push(self, t: int, elements: list) -> None: ...
+
+    def end(self) -> None: ...
+
+
+class Live(Protocol):
+    """Optional, for load runs: a live session that calls ``emit(report)`` as soon as it makes a report."""
+
+    def live(self, request: RunRequest, emit) -> LiveSession: ...
+
+
+#: every method the kit may call on an adapter, by the protocol that names it
+METHODS = {"info": Adapter, "run": Adapter, "close": Closable, "cancel": Cancellable, "variants": Recorded,
+           "bind_variant": Recorded, "notes_for": Recorded, "live": Live}

@@ -17,10 +17,10 @@ from oracle.compare import CaseVerdict
 from oracle.judge.verdict import check
 from oracle.model import (
     Element,
+    ExpectedReport,
     ObservedReport,
     Profile,
     ProfileSpace,
-    Report,
     Stream,
     StreamError,
     WindowSpec,
@@ -32,7 +32,7 @@ __all__ = [
     "ObservedReport",
     "Profile",
     "ProfileSpace",
-    "Report",
+    "ExpectedReport",
     "Stream",
     "StreamError",
     "WindowSpec",

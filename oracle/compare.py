@@ -22,7 +22,7 @@ from typing import Any
 from rdflib import Literal
 
 from oracle.expected.windows import output
-from oracle.model import ObservedReport, Profile, Report, Stream, WindowSpec
+from oracle.model import ExpectedReport, ObservedReport, Profile, Stream, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions, same
 
@@ -37,7 +37,7 @@ class WindowResult:
     """One aligned pair (expected report, engine report); either side may be absent."""
 
     status: str
-    expected: Report | None
+    expected: ExpectedReport | None
     actual: ObservedReport | None
     actual_solutions: Solutions | None
     precision: float | None
@@ -140,7 +140,7 @@ def compare_bags(expected: Solutions, actual: Solutions) -> WindowResult:
     return WindowResult(status, None, None, actual, precision, recall, missing, extra, order_ok)
 
 
-def earliest_tau(report: Report, profile: Profile, stream: Stream) -> int:
+def earliest_tau(report: ExpectedReport, profile: Profile, stream: Stream) -> int:
     """The earliest application time at which a report of this window with this content can exist."""
     lo, hi = report.content
     last = stream.elements[hi - 1].t if hi > lo else None
@@ -182,7 +182,7 @@ def positions_by_key(actual: list[ObservedReport], how: str) -> dict[Any, list[i
     return pending
 
 
-def align(expected: list[Report], actual: list[ObservedReport], how: str) -> list[tuple[Report | None, ObservedReport | None]]:
+def align(expected: list[ExpectedReport], actual: list[ObservedReport], how: str) -> list[tuple[ExpectedReport | None, ObservedReport | None]]:
     """Pair oracle and engine reports by declared window, by report time, or by position."""
     if how == "order":
         n = max(len(expected), len(actual))
@@ -190,7 +190,7 @@ def align(expected: list[Report], actual: list[ObservedReport], how: str) -> lis
                 for i in range(n)]
     key_e = alignment_key(how)
     pending = positions_by_key(actual, how)
-    pairs: list[tuple[Report | None, ObservedReport | None]] = []
+    pairs: list[tuple[ExpectedReport | None, ObservedReport | None]] = []
     used = set()
     for e in expected:
         queue = pending.get(key_e(e))
@@ -209,7 +209,7 @@ def align(expected: list[Report], actual: list[ObservedReport], how: str) -> lis
 ORDER_DP_LIMIT = 250_000  # expected × engine reports above which order alignment stays positional
 
 
-def align_order(expected: list[Report], actual: list[ObservedReport], sols: list[Solutions]):
+def align_order(expected: list[ExpectedReport], actual: list[ObservedReport], sols: list[Solutions]):
     """Order alignment that may skip reports: the monotone pairing with the most exactly equal pairs,
     then the fewest skipped reports, then pairs as early as possible (Needleman–Wunsch).  One report
     missing at the start then costs one window instead of shifting every later pair; without exact
@@ -228,7 +228,7 @@ def align_order(expected: list[Report], actual: list[ObservedReport], sols: list
                 score[i][j] = -gap * ((n - i) + (m - j))
                 continue
             score[i][j] = max((ek[i] == ak[j]) + score[i + 1][j + 1], score[i + 1][j] - gap, score[i][j + 1] - gap)
-    pairs: list[tuple[Report | None, ObservedReport | None]] = []
+    pairs: list[tuple[ExpectedReport | None, ObservedReport | None]] = []
     i = j = 0
     while i < n and j < m:
         if (ek[i] == ak[j]) + score[i + 1][j + 1] >= score[i][j] - 1e-12:
@@ -244,7 +244,7 @@ def align_order(expected: list[Report], actual: list[ObservedReport], sols: list
     return pairs
 
 
-def compare(expected: list[Report], actual: list[ObservedReport], how: str, form: str,
+def compare(expected: list[ExpectedReport], actual: list[ObservedReport], how: str, form: str,
             sols: list[Solutions], profile: Profile | None = None, stream: Stream | None = None) -> list[WindowResult]:
     """Per-window results; ``sols`` are the engine reports' solutions (converted once per check).
     With ``profile`` and ``stream``, a report out of order or too early (see the module docstring) is a
@@ -255,7 +255,7 @@ def compare(expected: list[Report], actual: list[ObservedReport], how: str, form
     expected_index = {id(e): i for i, e in enumerate(expected)}
     results = []
     pairs = align_order(expected, actual, sols) if how == "order" else align(expected, actual, how)
-    late_window: dict[int, Report] = {}
+    late_window: dict[int, ExpectedReport] = {}
     if how == "window":  # the latest window reported before each engine report, in output order
         paired = sorted(((position[id(a)], e) for e, a in pairs if a is not None and e is not None), key=lambda x: x[0])
         latest = None
@@ -296,7 +296,7 @@ def compare(expected: list[Report], actual: list[ObservedReport], how: str, form
     return results
 
 
-def fixed(expected_reports: list[Report], actual: list[ObservedReport], how: str, form: str, profile: Profile,
+def fixed(expected_reports: list[ExpectedReport], actual: list[ObservedReport], how: str, form: str, profile: Profile,
           stream: Stream, basis: str, faults=()) -> CaseVerdict:
     """The verdict under one profile where nothing is left to enumerate (time-annotated data, several
     windows at one per-window t0 combination): PASS iff the reports are exactly the oracle's.  ``basis`` says, in the reason, what

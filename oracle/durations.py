@@ -26,3 +26,8 @@ def parse_duration(value) -> int:
         h, mi, sec = m.groups()
         return int(h or 0) * 3_600_000 + int(mi or 0) * 60_000 + round(float(sec or 0) * 1000)
     raise ValueError(f"{value!r} is not a duration; write {EXPECTED}")
+
+
+def in_words(ms: float) -> str:
+    """A duration as a reason says it: whole seconds in s, else ms."""
+    return f"{ms / 1000:g} s" if ms % 1000 == 0 else f"{ms:g} ms"

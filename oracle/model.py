@@ -5,7 +5,7 @@
 - a :class:`WindowSpec` is the S2R operator's time-based sliding window (range ω, slide β);
 - a :class:`Profile` is one concrete operational semantics (CSRBench's "system description");
   a :class:`ProfileSpace` is the set of profiles a case admits (each parameter a tuple of values);
-- a :class:`Report` is one element of the oracle's output stream; an :class:`ObservedReport` is one
+- a :class:`ExpectedReport` is one element of the oracle's output stream; an :class:`ObservedReport` is one
   element of an engine's output stream, with whatever the engine could say about it.
 """
 
@@ -418,7 +418,7 @@ class ProfileSpace:
 
 
 @dataclass(frozen=True)
-class Report:
+class ExpectedReport:
     """One report of the oracle's output stream.
 
     ``k`` is the window instance, ``opening``/``closing`` its borders, ``tau`` the report time

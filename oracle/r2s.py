@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterator
 
-from oracle.model import Report
+from oracle.model import ExpectedReport
 from oracle.r2r.solutions import Solutions
 
 
@@ -34,7 +34,7 @@ def apply(operator: str, current: Solutions, previous: Solutions | None) -> Solu
     raise ValueError(f"unknown R2S operator {operator!r}")
 
 
-def streamed(decisions, profile) -> Iterator[Report]:
+def streamed(decisions, profile) -> Iterator[ExpectedReport]:
     """The output stream: for each ``(tau, k, opening, closing, content, reason, relation)`` in order (the
     relation may be computed lazily, when the caller asks for the next report), the relation made
     duplicate-free under a set profile, R2S against the previous *evaluated* relation, and empty results
@@ -47,4 +47,4 @@ def streamed(decisions, profile) -> Iterator[Report]:
         previous = relation
         if len(out) == 0 and not profile.empty:
             continue
-        yield Report(tau, k, opening, closing, content, out, reason)
+        yield ExpectedReport(tau, k, opening, closing, content, out, reason)

@@ -137,3 +137,25 @@ def test_imports_inside_functions_only_defer_an_optional_dependency_and_say_so()
                     if isinstance(node, (ast.Import, ast.ImportFrom)) and "deferred" not in lines[node.lineno - 1]:
                         unsaid.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert unsaid == []
+
+
+def test_the_kit_calls_on_an_adapter_only_what_the_contract_names():
+    """engines/contract.py names every method the kit looks for on an adapter (with hasattr/getattr)."""
+    import re
+
+    from engines.contract import METHODS
+
+    looked_for = set()
+    for path in (ROOT / "conformance").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        looked_for |= set(re.findall(r"(?:hasattr|getattr)\((?:self\.|state\.)?adapter, \"(\w+)\"", text))
+    assert looked_for and looked_for <= set(METHODS), looked_for - set(METHODS)
+
+
+def test_the_built_in_engine_table_is_the_entry_points_of_pyproject():
+    from importlib.metadata import entry_points
+
+    from conformance.run import adapters
+
+    registered = {ep.name: ep.value for ep in entry_points(group="rspconf.engines")}
+    assert adapters.builtin() == registered and len(registered) >= 20

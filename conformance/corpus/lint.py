@@ -53,12 +53,10 @@ def lint(root: Path, k: str | None = None, verbose: bool = False, oracle: bool =
         problems += written_texts(case)
         if not oracle or (not large and "large-stream" in case.capabilities):
             continue
-        found = oracle_pass(case, verbose, out)
-        if found is None:
-            skipped += 1
-            continue
-        checked += 1
+        found, status = oracle_pass(case, verbose, out)
         problems += found
+        skipped += status == "skipped"
+        checked += status == "checked"
     for p in problems:
         print(f"error: {p}", file=err)
     left = "" if oracle and large else (" (fast pass: no oracle)" if not oracle else " (large-stream cases left out)")
@@ -118,17 +116,18 @@ def written_texts(case: Case) -> list[str]:
     return problems
 
 
-def oracle_pass(case: Case, verbose: bool, out) -> list[str] | None:
-    """The case's problems under the oracle: its stream and query, its hand-written expectations, the
-    standard profiles.  None when its data is missing (skipped)."""
+def oracle_pass(case: Case, verbose: bool, out) -> tuple[list[str], str]:
+    """The case's problems under the oracle (its stream and query, its hand-written expectations, the
+    standard profiles), and whether it was ``checked``, ``skipped`` (its data is missing) or
+    ``unreadable`` (its stream or query cannot be loaded: one problem, nothing else checked)."""
     try:
         stream = case.load_stream()
         query = R2R(case.r2r, kind(case.window).judged(stream))
     except DataMissing as exc:
         print(f"skip {case.id}: {exc}", file=out)
-        return None
+        return [], "skipped"
     except Exception as exc:  # noqa: BLE001 - lint reports every failure and goes on
-        return [f"{case.id}: cannot load its stream or query: {exc}"]
+        return [f"{case.id}: cannot load its stream or query: {exc}"], "unreadable"
     problems = []
     for exp in case.expected:
         try:
@@ -145,7 +144,7 @@ def oracle_pass(case: Case, verbose: bool, out) -> list[str] | None:
             print(f"{note.split(':')[0]} {case.id} under {name}:{note.split(':', 1)[1]}", file=out)
     print(f"ok {case.id} ({len(case.expected)} hand-written expectations, {query.evaluations} distinct windows)",
           file=out)
-    return problems
+    return problems, "checked"
 
 
 def runs_under(case: Case, stream, query: R2R, declared: dict) -> str | None:

@@ -65,7 +65,7 @@ def read_experiment(path: Path) -> Experiment:
                       description=data.get("description", ""), source=data.get("source", ""))
 
 
-def _ms(x: float | None) -> float | None:
+def seconds_as_ms(x: float | None) -> float | None:
     return None if x is None else round(x * 1000, 1)
 
 
@@ -87,11 +87,11 @@ def run_once(case, adapter, info, experiment: Experiment) -> dict:
         windows.append({"index": i, "status": w.status,
                         "open": w.expected.opening if w.expected else None,
                         "close": w.expected.closing if w.expected else None,
-                        "precision": w.precision, "recall": w.recall, "delay_ms": _ms(d),
+                        "precision": w.precision, "recall": w.recall, "delay_ms": seconds_as_ms(d),
                         "expected_size": w.expected_size, "actual_size": w.actual_size})
     return {"verdict": verdict.verdict, "reason": reason(verdict), "feed": live.feed.summary(),
             "timed_out": live.timed_out,
-            "end_ms": _ms(live.end_seconds), "reports": len(live.reports),
+            "end_ms": seconds_as_ms(live.end_seconds), "reports": len(live.reports),
             "missing_reports": sum(w["status"] == "MISSING" for w in windows),
             "extra_reports": sum(w["status"] == "EXTRA" for w in windows),
             "duplicated_reports": duplicated, "windows": windows, "samples": live.samples}

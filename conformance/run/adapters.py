@@ -1,7 +1,7 @@
 """Finding and building an engine adapter from ``--engine`` and ``--engine-option``.
 
 ``--engine NAME`` looks NAME up in the ``rspconf.engines`` entry-point group (and, when the kit runs
-from a source checkout that is not installed, in the built-in table below); ``--engine
+from a source checkout that is not installed, from ``pyproject.toml``: :func:`builtin`); ``--engine
 path/to/file.py:Class`` loads a class from a file; ``--engine replay:manifest.yaml`` reads recorded
 outputs (:mod:`engines.replay`); ``--engine 'cmd:command line'`` runs an engine process that speaks the
 JSON Lines protocol (:mod:`engines.command`, ``docs/protocol.md``).  Options ``key=value`` become
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import tomllib
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -19,20 +20,16 @@ from conformance.corpus import datapaths
 from engines.command import CommandEngine, ProtocolError
 from engines.replay import ManifestError, ReplayEngine
 
-BUILTIN = {
-    "reference": "engines.reference:ReferenceEngine",
-    "spark": "engines.spark:SparkEngine",
-    "rsp-js": "engines.rspjs:RspJsEngine",
-    "testing-null": "engines.faults:NullEngine",
-    "testing-shifted": "engines.faults:ShiftedEngine",
-    "testing-late-purge": "engines.faults:LatePurgeEngine",
-    "testing-wrong-r2s": "engines.faults:WrongR2SEngine",
-    "testing-set-difference": "engines.faults:SetDifferenceR2SEngine",
-    "testing-out-of-order": "engines.faults:OutOfOrderEngine",
-    "testing-dstream-late": "engines.faults:DstreamLateEngine",
-    "testing-distinct": "engines.faults:DistinctEngine",
-    "testing-no-empty-aggregate": "engines.faults:NoEmptyAggregateEngine",
-}
+
+def builtin() -> dict[str, str]:
+    """The registered engines as ``pyproject.toml`` declares them (its ``rspconf.engines`` entry points):
+    for a source checkout that is not installed, where the entry points are not registered.  One list,
+    read from the one place that declares it."""
+    path = datapaths.PROJECT / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    with open(path, "rb") as f:
+        return dict(tomllib.load(f)["project"]["entry-points"]["rspconf.engines"])
 
 
 class EngineUnavailable(LookupError):
@@ -68,7 +65,7 @@ def _from_file(spec: str):
 
 
 def available() -> dict[str, str]:
-    names = dict(BUILTIN)
+    names = builtin()
     for ep in entry_points(group="rspconf.engines"):
         names[ep.name] = ep.value
     return names

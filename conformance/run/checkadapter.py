@@ -13,6 +13,7 @@ from pathlib import Path
 from conformance.corpus.cases import load_corpus
 from conformance.run import adapters
 from conformance.run.harness import EngineTimeout, call_with_timeout, request_for, run_case
+from engines.command import CommandEngine
 from engines.contract import DIALECTS, Unsupported
 from oracle import profiles
 from oracle.compare import ALIGNMENTS
@@ -35,7 +36,7 @@ class Checklist:
         print(f"  note  {what}", file=self.out)
 
 
-def check(spec: str, options: dict, cases_root: Path, timeout: float, out) -> int:
+def check_adapter(spec: str, options: dict, cases_root: Path, timeout: float, out) -> int:
     c = Checklist(out)
     print(f"checking adapter {spec}", file=out)
     try:
@@ -89,7 +90,7 @@ def check(spec: str, options: dict, cases_root: Path, timeout: float, out) -> in
         c.note("no smoke case ran (all skipped or unsupported): the bad-query check was not made")
     if hasattr(adapter, "close"):
         started = time.monotonic()
-        process = getattr(adapter, "process", None)
+        process = adapter.process if isinstance(adapter, CommandEngine) else None  # an engine process of ours
         adapter.close()
         if process is not None and process.proc.returncode not in (0, None):
             c.bad("stop", f"the engine exited with code {process.proc.returncode} on stop")

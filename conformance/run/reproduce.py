@@ -95,7 +95,7 @@ def _t0_text(cell: dict) -> str:
     return f"t0={cell['t0']}" if cell["t0"] is not None else "t0 -"
 
 
-def render(cells: list[dict]) -> str:
+def table2_markdown(cells: list[dict]) -> str:
     by = {(c["engine"], c["query"]): c for c in cells}
     lines = ["CSRBench Table 2, reproduced from the 2013 recordings: kit verdict / paper verdict", ""]
     header = f"{'query':<6}" + "".join(f"{name:<22}" for name, _ in ENGINES)
@@ -149,5 +149,5 @@ def main(args) -> int:
     if args.json:
         print(json.dumps(cells, indent=1, sort_keys=True))
     else:
-        print(render(cells))
+        print(table2_markdown(cells))
     return 0

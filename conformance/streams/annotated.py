@@ -31,7 +31,7 @@ DEFAULT_VOCABULARY = "http://example.org/temporal#"
 SINGLETON_OF = URIRef(str(RDF) + "singletonPropertyOf")  # Nguyen et al., WWW 2014 (not in rdflib's closed RDF namespace)
 
 
-def _ms(value, where: str) -> int:
+def time_ms(value, where: str) -> int:
     if isinstance(value, Literal):
         python = value.toPython()
         if isinstance(python, _dt.datetime):
@@ -52,7 +52,7 @@ def _validity(g, x, tmp: Namespace, where: str) -> tuple[int, int | None, int | 
         if initial is None or final is None:
             raise StreamInputError(f"{where}: the interval of {x.n3()} needs tmp:initial and tmp:final")
         used |= {(x, tmp.interval, interval), (interval, tmp.initial, initial), (interval, tmp.final, final)}
-        a, b = _ms(initial, where), _ms(final, where)
+        a, b = time_ms(initial, where), time_ms(final, where)
         if b <= a:
             raise StreamInputError(f"{where}: the interval of {x.n3()} is empty ([{a}, {b})); tmp:final must come "
                                    "after tmp:initial")
@@ -62,7 +62,7 @@ def _validity(g, x, tmp: Namespace, where: str) -> tuple[int, int | None, int | 
         raise StreamInputError(f"{where}: {x.n3()} has no time annotation (tmp:interval, or tmp:expiration)")
     initial = g.value(x, tmp.initial)
     used |= {(x, tmp.expiration, expiration)} | ({(x, tmp.initial, initial)} if initial is not None else set())
-    return (_ms(initial, where) if initial is not None else 0), None, _ms(expiration, where), used
+    return (time_ms(initial, where) if initial is not None else 0), None, time_ms(expiration, where), used
 
 
 def read(text: str, encoding: str, where: str, vocabulary: str = DEFAULT_VOCABULARY, fmt: str = "trig") -> Stream:

@@ -190,7 +190,7 @@ class GeneratorError(ValueError):
     """A generator argument that cannot make a stream; the message names it and what to give."""
 
 
-def check(model: str, **params) -> None:
+def check_params(model: str, **params) -> None:
     """Refuse, before anything is written, arguments no stream can be made of (0 stations would loop
     forever looking for the next observation; a 0 s interval too)."""
     units = "stations" if model == "yabench" else "sensors"
@@ -209,7 +209,7 @@ def generate(model: str, **params) -> Iterator[tuple[int, URIRef, tuple]]:
     """(timestamp, graph name, triples) for each observation of a generator model."""
     if model not in ("yabench", "waves"):
         raise GeneratorError(f"unknown generator {model!r}: use yabench or waves")
-    check(model, **params)
+    check_params(model, **params)
     if model == "yabench":
         spec = YABenchSpec(**params)
         for station, t, value in yabench_observations(spec):
@@ -227,7 +227,7 @@ def elements(model: str, event_graphs: bool = True, **params) -> Iterator[Elemen
     (oracle/expected/streamed.py) consumes without holding the stream; each observation one event graph (or
     one element per triple)."""
     if model == "yabench" and event_graphs:
-        check(model, **params)
+        check_params(model, **params)
         new = object.__new__
         put = object.__setattr__
         iri, systems, readings = str.__new__, {}, {}

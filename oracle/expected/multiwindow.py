@@ -43,7 +43,7 @@ from rdflib import Dataset, URIRef
 from oracle import r2s
 from oracle.compare import fixed
 from oracle.findings import FINDINGS
-from oracle.model import MultiWindowSpec, NamedWindow, Profile, Report, Stream, WindowSpec
+from oracle.model import ExpectedReport, MultiWindowSpec, NamedWindow, Profile, Stream, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
 from oracle.s2r.t0 import default_range
@@ -167,7 +167,7 @@ def dataset(stream: Stream, graphs: dict[str, list], merged: bool = False) -> Da
 
 def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, evaluator: str = "rdflib",
              one_window: bool = False, t0s: dict[str, int] | None = None, r2r: R2R | None = None,
-             cache: dict | None = None, every_close: bool = False, shared: bool = False) -> list[Report]:
+             cache: dict | None = None, every_close: bool = False, shared: bool = False) -> list[ExpectedReport]:
     """The oracle's reports: at each evaluation instant, the query over the windows' instantaneous
     graphs (cached by their contents), then R2S and empty-result notification.  ``t0s``: each window's t0
     (default: the profile's for all).  ``one_window``: the fault of an engine that gives every window the

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from oracle import r2s
 from oracle.compare import fixed
-from oracle.model import ObservedReport, Profile, Report, Stream, ValiditySpec
+from oracle.model import ExpectedReport, ObservedReport, Profile, Stream, ValiditySpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
 
@@ -99,7 +99,7 @@ def instants(stream: Stream, spec: ValiditySpec, how: Semantics = Semantics()) -
 
 
 def expected(stream: Stream, spec: ValiditySpec, query_text: str, profile: Profile,
-             how: Semantics = Semantics(), evaluator: str = "auto") -> list[Report]:
+             how: Semantics = Semantics(), evaluator: str = "auto") -> list[ExpectedReport]:
     """The oracle's reports: per instant, R2R over the static data and the valid facts, then R2S."""
     cache: dict[tuple[int, ...], Solutions] = {}
 

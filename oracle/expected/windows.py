@@ -5,17 +5,17 @@ from __future__ import annotations
 from typing import Iterator
 
 from oracle import r2s
-from oracle.model import Profile, Report, Stream, WindowSpec
+from oracle.model import ExpectedReport, Profile, Stream, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.s2r.secret import simulate
 
 
-def output(stream: Stream, window: WindowSpec, profile: Profile, t0: int, query: R2R) -> list[Report]:
+def output(stream: Stream, window: WindowSpec, profile: Profile, t0: int, query: R2R) -> list[ExpectedReport]:
     """Every report the profile prescribes, in order (see :func:`reports`)."""
     return list(reports(stream, window, profile, t0, query))
 
 
-def reports(stream: Stream, window: WindowSpec, profile: Profile, t0: int, query: R2R) -> Iterator[Report]:
+def reports(stream: Stream, window: WindowSpec, profile: Profile, t0: int, query: R2R) -> Iterator[ExpectedReport]:
     """The reports the profile prescribes, lazily: R2R runs only for the reports a caller asks for.
 
     Istream/Dstream difference each evaluated relation against the previous *evaluated* one (whether

@@ -25,6 +25,7 @@ from statistics import median
 from rdflib import Literal
 
 from oracle.compare import EXTRA, MATCH, MISMATCH, MISSING, CaseVerdict, WindowResult
+from oracle.durations import in_words
 from oracle.findings import FINDINGS
 from oracle.judge.gracious import reconstruct
 from oracle.judge.provenance import Provenance
@@ -331,10 +332,6 @@ def _borders(best) -> list[tuple[int, int, int, int]]:
     return out
 
 
-def _ms(ms: float) -> str:
-    return f"{ms / 1000:g} s" if ms % 1000 == 0 else f"{ms:g} ms"
-
-
 def _shape_findings(best, verdict: CaseVerdict | None = None, query: R2R | None = None) -> list[tuple[str, str]]:
     """Drift (window starts off by a growing amount) and another width or slide, from known borders;
     a width or slide that explains the whole output exactly is said so."""
@@ -347,7 +344,7 @@ def _shape_findings(best, verdict: CaseVerdict | None = None, query: R2R | None 
         steps = [b - a for a, b in zip(shifts, shifts[1:])]
         if all(st >= 0 for st in steps) and shifts[-1] > shifts[0] or all(st <= 0 for st in steps) and shifts[-1] < shifts[0]:
             per = (shifts[-1] - shifts[0]) / (len(shifts) - 1)
-            out.append(("drift", f"window starts drift: {'+' if per > 0 else '-'}{_ms(abs(round(per)))} per window "
+            out.append(("drift", f"window starts drift: {'+' if per > 0 else '-'}{in_words(abs(round(per)))} per window "
                                  f"(the engine's openings move from {shifts[0]:+d} to {shifts[-1]:+d} ms off the expected ones)"))
     # widths: every window the engine declares (paired or not), else gracious mode's exact reconstructions
     declared = sorted({tuple(w.actual.window) for w in best.windows if w.actual is not None and w.actual.window})
@@ -359,16 +356,16 @@ def _shape_findings(best, verdict: CaseVerdict | None = None, query: R2R | None 
         widths = [c - o for o, c in shape]
         width, want = median(widths), expected[1] - expected[0]
         if width != want and sum(1 for x in widths if x == width) * 2 > len(widths):
-            text = f"the engine's windows look {_ms(width)} wide, not {_ms(want)}"
+            text = f"the engine's windows look {in_words(width)} wide, not {in_words(want)}"
             openings = sorted({o for o, _ in shape})
             slides = [b - a for a, b in zip(openings, openings[1:])]
             slide = median(slides) if slides else None
             expected_slide = best.windows and _expected_slide(best)
             if slide and expected_slide and slide != expected_slide and declared:
-                text += f", and slide by {_ms(slide)}, not {_ms(expected_slide)}"
+                text += f", and slide by {in_words(slide)}, not {in_words(expected_slide)}"
             fits = _window_that_explains(verdict, query, best, int(width), int(slide) if slide and declared else None)
             if fits:
-                text += f"; the whole output is exactly the oracle's for {_ms(fits.range)} windows sliding by {_ms(fits.slide)}"
+                text += f"; the whole output is exactly the oracle's for {in_words(fits.range)} windows sliding by {in_words(fits.slide)}"
             out.append(("width", text + " — was it made with another window? (a replay manifest can say so)"))
     return out
 
