@@ -173,6 +173,49 @@ def test_site_pages_badges_and_diff_page(tmp_path):
     assert "fam1.y" in page and "regressed" in page  # alpha: fam1.y PASS on the 23rd, FAIL on the 24th
 
 
+def test_a_case_page_is_made_from_the_reports_alone(tmp_path):
+    """A run of cases kept outside the project (``--cases`` elsewhere): the case page shows what the report
+    recorded — the case's file, title, window and stream, and the query each engine received — with no
+    corpus to read."""
+    from conformance.corpus.cases import expand, read_family
+    from conformance.run.harness import run_case
+    from engines.reference import ReferenceEngine
+
+    family = tmp_path / "elsewhere" / "mine.yaml"
+    family.parent.mkdir()
+    family.write_text("""schema_version: 1
+family: mine
+title: cases kept elsewhere
+prefixes: {ex: "http://ex.org/"}
+cases:
+  - id: hot
+    title: Hot readings kept outside the project
+    spec: [test]
+    level: must
+    capabilities: [time-window, filter]
+    stream:
+      elements:
+        - {t: 1000, turtle: "ex:s1 ex:temp 85 ."}
+        - {t: 12000, turtle: "ex:s2 ex:temp 70 ."}
+    query:
+      r2r: "SELECT ?s WHERE { ?s ex:temp ?v FILTER(?v > 80) }"
+      window: {range: 10s, slide: 10s}
+""", encoding="utf-8")
+    case = expand(read_family(family), family)[0]
+    engine = ReferenceEngine()
+    result = run_case(case, engine, engine.info()).to_json()
+    assert result["verdict"] == "PASS" and result["query_text"] == case.r2r
+    assert result["about"]["stream"] == {"elements": 2, "triples": 2, "static": 0, "first": 1000, "last": 12000,
+                                         "times": [1000, 12000]}
+    path = rm.write(tmp_path / "r.json", "reference", "1", [result])
+    chosen, ids, notes = runs.align(runs.gather([path]))
+    site.build(runs.matrix(chosen, ids, notes), chosen, chosen, tmp_path / "site")
+    page = (tmp_path / "site" / "cases" / "mine.hot.html").read_text()
+    assert "Hot readings kept outside the project" in page and str(family) in page
+    assert "time window: range 10000 ms, slide 10000 ms" in page and "as reference@1 received it" in page
+    assert "elements: 2" in page and "FILTER(?v &gt; 80)" in page
+
+
 def test_cli_bad_report_is_one_clear_line(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"schema_version": 1, "run": {}, "cases": [], "totals": {}}))
@@ -253,20 +296,20 @@ def test_workflows_validate_against_the_github_workflow_schema(tmp_path):
 
 
 def test_the_case_page_says_each_kind_of_window_in_words():
-    from conformance.corpus.cases import load_corpus
+    from conformance.corpus.cases import load_corpus, window_in_words
 
     cases = {c.id: c for c in load_corpus(Path(__file__).parents[1] / "cases")}
-    assert site.window_text(cases["count.tumbling"]).startswith("count window: the last 2 units, sliding by 2")
-    assert site.window_text(cases["tad.reification-periodic"]) == "time-annotated data, evaluated every 4 ms"
-    assert site.window_text(cases["mw.two-widths-all-close"]).startswith(
+    assert window_in_words(cases["count.tumbling"]).startswith("count window: the last 2 units, sliding by 2")
+    assert window_in_words(cases["tad.reification-periodic"]) == "time-annotated data, evaluated every 4 ms"
+    assert window_in_words(cases["mw.two-widths-all-close"]).startswith(
         "several windows (evaluated at all-close): <http://ex.org/w1> over <http://ex.org/s>: range 5 ms, slide 5 ms")
-    assert site.window_text(cases["mw.count-windows-two-streams"]).startswith(
+    assert window_in_words(cases["mw.count-windows-two-streams"]).startswith(
         "several windows (evaluated when the engine's profile says): <http://ex.org/wt> over <http://ex.org/temp>: "
         "the last 2 units, sliding by 2")
-    assert site.window_text(cases["mw.merged-two-widths-one-stream"]).startswith("several windows merged into the "
+    assert window_in_words(cases["mw.merged-two-widths-one-stream"]).startswith("several windows merged into the "
                                                                                  "default graph")
-    assert "evaluated whenever <http://ex.org/w2> closes" in site.window_text(cases["mw.closes-of-one-window"])
-    assert site.window_text(cases["seed002.fig1"]).startswith("time window: range 10 ms, slide 10 ms")
+    assert "evaluated whenever <http://ex.org/w2> closes" in window_in_words(cases["mw.closes-of-one-window"])
+    assert window_in_words(cases["seed002.fig1"]).startswith("time window: range 10 ms, slide 10 ms")
 
 
 def test_load_reports_show_on_the_case_and_engine_pages(tmp_path):

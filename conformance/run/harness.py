@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.corpus.cases import Case, CaseFileError, DataMissing
+from conformance.corpus.cases import Case, CaseFileError, DataMissing, about
 from conformance.streams.readers import StreamInputError
 from engines.contract import EngineInfo, RunRequest, Unsupported
 from engines.dialects.render import Inexpressible, render
@@ -48,6 +48,8 @@ class CaseResult:
     vacuous: bool = False                   # a PASS that compared no report although the stream has data
     notes: list[str] = field(default_factory=list)
     variant_of: str | None = None           # the corpus case a replay recording's variant derives from
+    about: dict | None = None               # the case as run: source, query, window, stream (corpus.cases.about)
+    query_text: str | None = None           # the query text the engine received, exactly
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -170,6 +172,7 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     result = CaseResult(case.id, info.name, "ERROR", "", case.level, list(case.capabilities),
                         variant_of=getattr(case, "variant_of", None))
     recorded = list(getattr(adapter, "notes_for", lambda _: [])(case.id))
+    result.about = about(case)
 
     def done(verdict: str, why: str, error: str | None = None) -> CaseResult:
         result.verdict, result.reason, result.error = verdict, why, error
@@ -189,12 +192,14 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
         return done("SKIPPED", str(exc))
     except (StreamInputError, CaseFileError, ValueError) as exc:
         return done("ERROR", f"harness: cannot load the case's stream: {exc}", str(exc))
+    result.about = about(case, stream)
     try:
         request = request_for(case, info, stream)
     except (NoTextForDialect, Inexpressible) as exc:
         return done("UNSUPPORTED", str(exc))
     except ValueError as exc:
         return done("ERROR", f"harness: cannot render the query for dialect {info.dialect}: {exc}", str(exc))
+    result.query_text = request.query_text
     say(f"{case.id}: engine running")
     try:
         reports = call_with_timeout(lambda: adapter.run(request), max(0.1, timeout - (time.monotonic() - started)),

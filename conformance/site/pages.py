@@ -9,22 +9,17 @@ trend over stored runs), the diff between each engine's last two stored runs, an
 from __future__ import annotations
 
 import json
-import logging
 import re
 import shutil
 from collections import defaultdict
 from pathlib import Path
 
-from conformance.corpus import datapaths
-from conformance.corpus.cases import load_corpus
 from conformance.load import experiment as experiments
 from conformance.results import diff as diff_mod
 from conformance.results import runs as runs_mod
 from conformance.site import svg
-from engines.dialects.render import render
 
 HERE = Path(__file__).parent
-MAX_TICKS = 400
 MAX_SOLUTIONS = 20
 
 
@@ -45,64 +40,18 @@ def _env():
     return env
 
 
-def _corpus() -> dict:
-
-    try:
-        return {c.id: c for c in load_corpus(datapaths.PROJECT / "cases")}
-    except Exception:  # noqa: BLE001 - the site still builds from the reports alone
-        return {}
-
-
-def stream_summary(case) -> tuple[dict, list[int]]:
-    """Elements, triples, time span and the timestamps to draw (at most MAX_TICKS, evenly taken); a large
-    stream or one whose data is not here is described, not loaded."""
-    if case is None:
-        return {"note": "the case is not in this kit's corpus"}, []
-    if "large-stream" in case.capabilities:
-        return {"note": "a large generated stream (not loaded to draw it)", "spec": case.stream_spec}, []
-    logging.getLogger("rdflib").setLevel(logging.ERROR)
-    try:
-        stream = case.load_stream()
-    except Exception as exc:  # noqa: BLE001 - data missing or unreadable here: say so on the page
-        return {"note": f"stream not available where the site was built ({type(exc).__name__})"}, []
-    times = sorted({e.t for e in stream.elements})
-    if len(times) > MAX_TICKS:
-        times = [times[i * len(times) // MAX_TICKS] for i in range(MAX_TICKS)]
-    return {"elements": len(stream.elements), "triples": sum(len(e.triples) for e in stream.elements),
-            "static": len(stream.static), "first": stream.elements[0].t if stream.elements else None,
-            "last": stream.elements[-1].t if stream.elements else None}, times
+def recorded(case_id: str, runs: list[runs_mod.Run]) -> dict | None:
+    """The case as the runs recorded it (``about``: its source, query, window and stream), from the first
+    run that loaded its stream, else the first that recorded it at all; None for a report of an older kit."""
+    records = [r.cases[case_id].get("about") for r in runs if case_id in r.cases]
+    records = [a for a in records if a]
+    return next((a for a in records if "note" not in a["stream"]), records[0] if records else None)
 
 
-def window_text(case) -> str:
-    """The case's window (or S2R) in words, for each kind the corpus has."""
-    w = case.window
-    if hasattr(w, "windows"):
-        parts = [f"<{x.name}> over <{x.stream}>: " + (f"the last {x.count} units, sliding by {x.slide}"
-                                                       if x.count is not None else
-                                                       f"range {x.range} ms, slide {x.slide} ms") for x in w.windows]
-        when = (f"evaluated whenever <{w.driver}> closes" if w.instants == "closes-of" else
-                f"evaluated at {w.instants}" if w.instants else "evaluated when the engine's profile says")
-        return (f"several windows{' merged into the default graph' if w.merged else ''} ({when}): "
-                + "; ".join(parts))
-    if hasattr(w, "every"):
-        return ("time-annotated data, evaluated at each change of the valid set" if w.every is None
-                else f"time-annotated data, evaluated every {w.every} ms")
-    if hasattr(w, "count"):
-        return f"count window: the last {w.count} units, sliding by {w.slide}; stream {case.query['stream_iri']}"
-    return f"time window: range {w.range} ms, slide {w.slide} ms; stream {case.query['stream_iri']}"
-
-
-def _renderings(case, runs: list[runs_mod.Run]) -> dict[str, str]:
-    out = {}
-    for run in runs:
-        dialect = run.info["engine"].get("dialect") or "sparql"
-        if dialect in out or dialect == "sparql" or case is None:
-            continue
-        try:
-            out[dialect] = render(dialect, case.r2r, case.query["stream_iri"], case.window, case.r2s)
-        except ValueError as exc:
-            out[dialect] = f"(cannot render: {exc})"
-    return out
+def received(case_id: str, runs: list[runs_mod.Run]) -> dict[str, str]:
+    """The query text each run's engine received for the case, by run (what it was given, not rendered again)."""
+    return {run.key: run.cases[case_id]["query_text"] for run in runs
+            if case_id in run.cases and run.cases[case_id].get("query_text")}
 
 
 def _engine_of(run: runs_mod.Run) -> str:
@@ -135,7 +84,6 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
         (out / sub).mkdir(exist_ok=True)
     for name in ("site.css", "filter.js"):
         shutil.copyfile(HERE / "static" / name, out / "static" / name)
-    corpus = _corpus()
     case_pages = {c["id"]: f"cases/{slug(c['id'])}.html" for c in matrix["cases"]}
     engine_pages = {r.key: f"engines/{_engine_of(r)}.html" for r in runs}
     families = sorted({c["family"] for c in matrix["cases"]})
@@ -149,8 +97,9 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
         capabilities=capabilities, verdicts=list(svg.VERDICT_COLOURS), **common), encoding="utf-8")
 
     for meta in matrix["cases"]:
-        case = corpus.get(meta["id"]) or corpus.get(meta.get("variant_of") or "")
-        summary, ticks = stream_summary(case)
+        case = recorded(meta["id"], runs)
+        summary = dict(case["stream"]) if case else {"note": "the reports record no description of this case"}
+        ticks = summary.pop("times", [])
         per_run = []
         for run in runs:
             c = run.cases.get(meta["id"])
@@ -166,8 +115,7 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
                           for w in windows if w["status"] != "MATCH"],
             })
         page = env.get_template("case.html").render(
-            meta=meta, case=case, summary=summary, per_run=per_run, renderings=_renderings(case, runs),
-            window=window_text(case) if case is not None else "",
+            meta=meta, case=case, summary=summary, per_run=per_run, received=received(meta["id"], runs),
             max_solutions=MAX_SOLUTIONS, live=loads_by_case.get(meta["id"], []), **dict(common, root="../"))
         (out / case_pages[meta["id"]]).write_text(page, encoding="utf-8")
 
