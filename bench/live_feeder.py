@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from conformance.load.live import Feeder  # noqa: E402
 from conformance.streams import generate  # noqa: E402
 from oracle.durations import parse_duration  # noqa: E402
-from conformance.load.live import Feeder  # noqa: E402
 
 
 class Null:

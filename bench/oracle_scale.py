@@ -58,11 +58,13 @@ def vm_hwm_mb() -> int:
 
 def one_size(triples: int, rdflib_windows: int, spark: bool) -> list[dict]:
     """Every measurement at one size, in this process."""
+    from spark_replay import QUERIES
+    from workload import contents as window_contents
+    from workload import yabench
+
     from oracle.model import WindowSpec
     from oracle.r2r.executors import make
     from oracle.r2r.query import R2R
-    from spark_replay import QUERIES
-    from workload import contents as window_contents, yabench
 
     stations = max(1, round(triples / (7 * 30)))
     started = time.perf_counter()
@@ -132,9 +134,11 @@ def memory_one(triples: int, mode: str) -> dict:
     case runs) or ``streamed`` (oracle/expected/streamed.py: read once, only the open windows held)."""
     import hashlib
 
-    from conformance.streams.generate import elements, stream
-    from oracle.model import Profile, WindowSpec
     from spark_replay import QUERIES
+
+    from conformance.streams.generate import elements, stream
+    from oracle.model import WindowSpec
+    from oracle.semantics import Profile
 
     query = QUERIES[QUERY_NAMES["filter"]]
     params = dict(stations=MEMORY_STATIONS, interval=1000, duration=round(triples / (7 * MEMORY_STATIONS)) * 1000,
@@ -176,9 +180,10 @@ def memory_one(triples: int, mode: str) -> dict:
 
 def spark_rows(stations: int, count: int) -> list[dict]:
     """The Spark engine's replay of the same stream, as bench/spark_replay.py runs it."""
+    from spark_replay import QUERIES, stream_file
+
     from engines.spark import SparkEngine
     from oracle.model import WindowSpec
-    from spark_replay import QUERIES, stream_file
 
     path, _ = stream_file(stations * 7 * 31)
     engine = SparkEngine()

@@ -19,16 +19,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from oracle import profiles  # noqa: E402
 from conformance.corpus.cases import load_corpus  # noqa: E402
 from conformance.run.harness import request_for  # noqa: E402
-from engines.reference import ReferenceEngine  # noqa: E402
 from engines.faults import LatePurgeEngine  # noqa: E402
+from engines.reference import ReferenceEngine  # noqa: E402
+from oracle import profiles  # noqa: E402
+from oracle.compare import compare  # noqa: E402
 from oracle.expected.windows import output  # noqa: E402
+from oracle.judge.verdict import check
 from oracle.r2r.query import R2R  # noqa: E402
 from oracle.s2r.t0 import t0_range  # noqa: E402
-from oracle.judge.verdict import check
-from oracle.compare import compare  # noqa: E402
 
 CASE = "csrbench.q5[range=5s,slide=1s]"
 

@@ -17,7 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def main() -> int:
-    from conformance.streams import oxparse, readers as streams
+    from conformance.streams import oxparse
+    from conformance.streams import readers as streams
     from conformance.streams.generate import write
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

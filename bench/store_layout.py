@@ -27,11 +27,12 @@ from spark_replay import QUERIES  # noqa: E402
 
 def measure(stations: int, slide: int, t0s: list[int]) -> dict:
     import pyoxigraph as ox
+    from workload import contents as window_contents
+    from workload import yabench
 
-    from oracle.r2r.evaluators import plain
     from oracle.model import WindowSpec
+    from oracle.r2r.evaluators import plain
     from oracle.r2r.query import R2R
-    from workload import yabench, contents as window_contents
 
     s = yabench(stations)
     triples = sum(len(e.triples) for e in s.elements)

@@ -45,10 +45,11 @@ def _rust_only(content: tuple[int, int]) -> float:
 def measure(stations: int, query: str) -> list[tuple[str, float, str]]:
     global _SHARED
     import pyoxigraph as ox
+    from workload import contents as window_contents
+    from workload import yabench
 
     from oracle.model import WindowSpec
     from oracle.r2r.query import R2R
-    from workload import yabench, contents as window_contents
 
     s = yabench(stations)
     triples = sum(len(e.triples) for e in s.elements)

@@ -19,8 +19,8 @@ def yabench(stations: int):
 def contents(s, window, t0s=(0,)) -> list[tuple[int, int]]:
     """The distinct contents (element index ranges) of ``window``'s instances from each t0, in the order
     the oracle meets them (time-driven, flushed at the end, as the profiles the kit judges)."""
-    from oracle.model import Profile
     from oracle.s2r.secret import simulate
+    from oracle.semantics import Profile
 
     profile = Profile(t0=0, tick="time-driven", end_of_stream="flush")
     return list(dict.fromkeys(trigger.content for t0 in t0s for trigger in simulate(s, window, profile, t0)))

@@ -8,7 +8,6 @@ The conformance run itself is pytest: ``pytest conformance/ --engine NAME``.
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import shutil
 import sys
@@ -17,7 +16,7 @@ from pathlib import Path
 
 from conformance.corpus import datapaths
 from conformance.corpus import lint as corpus_lint
-from conformance.corpus.cases import load_corpus, query_problem
+from conformance.corpus.cases import load_corpus
 from conformance.load import experiment as experiments
 from conformance.load.experiment import ExperimentError
 from conformance.results import diff as diff_mod
@@ -26,20 +25,12 @@ from conformance.results import matrixrun, runs
 from conformance.results import summary as summary_mod
 from conformance.results.matrixrun import ConfigError
 from conformance.results.runs import NotAligned, ReportError
-from conformance.run import adapters, checkadapter
+from conformance.run import adapters, checkadapter, sparkrun
 from conformance.run import reproduce as table2
 from conformance.site import pages as site
-from conformance.streams import readers as streams
 from conformance.streams.generate import GeneratorError, check_params, write
-from engines.contract import RunRequest, Unsupported
-from engines.dialects.parse import QuerySyntaxError
-from engines.dialects.parse import parse as parse_continuous
-from engines.jsonl import report_line
 from engines.rspjs import versions
-from engines.spark import SparkEngine
-from engines.spark.session import session
 from oracle.durations import parse_duration
-from oracle.model import WindowSpec
 
 
 def lint(args) -> int:
@@ -85,107 +76,6 @@ def generate(args) -> int:
             tmp.unlink(missing_ok=True)
     print(f"wrote {n} triples to {args.output}", file=sys.stderr)
     return 0
-
-
-def spark_run(args) -> int:
-    """Run one continuous query on the Spark engine over a stream file; print reports as JSON Lines."""
-    path = Path(args.stream)
-    fmt = args.format or streams.guess_format(path)
-    if not Path(args.query).is_file():
-        print(f"error: --query {args.query}: no such file; give the file holding the query", file=sys.stderr)
-        return 2
-    if not path.exists():
-        print(f"error: --stream {args.stream}: no such file or folder; give an N-Quads, TriG or YABench file, or "
-              "a CSRBench folder", file=sys.stderr)
-        return 2
-    text = Path(args.query).read_text(encoding="utf-8")
-    try:
-        continuous = parse_continuous(text)  # RSP-QL or C-SPARQL text carries its own window and R2S
-    except QuerySyntaxError as exc:
-        print(f"error: {args.query}: {exc}", file=sys.stderr)
-        return 2
-    query = continuous.r2r
-
-    problem = query_problem(query)
-    if problem:
-        line, col, message = problem
-        print(f"error: {args.query}: not SPARQL 1.1: {message} (line {line}, column {col} of the query)",
-              file=sys.stderr)
-        return 2
-    if args.range and args.slide:
-        try:
-            window = WindowSpec(parse_duration(args.range), parse_duration(args.slide))
-        except ValueError as exc:
-            print(f"error: --range/--slide: {exc}", file=sys.stderr)
-            return 2
-    elif continuous.window is not None:
-        window = continuous.window
-    else:
-        print("error: give --range and --slide, or a C-SPARQL/RSP-QL query with a window", file=sys.stderr)
-        return 2
-    r2s = args.r2s or continuous.r2s
-
-    logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)  # PySpark logs the JVM's stack trace
-    engine = SparkEngine(mode=args.mode, master=args.master, t0=args.t0)
-
-    session(args.master).sparkContext.setLogLevel("OFF")  # errors are said once, below, with file and line
-    try:
-        if fmt in ("yabench", "nquads") and args.mode == "replay":
-            bad = engine.rejected_lines(str(path))
-            if bad:
-                first = _first_bad_line(path, fmt)
-                if not args.skip_bad_lines:
-                    print(f"error: {path}: {bad} line{'s' if bad != 1 else ''} {'are' if bad != 1 else 'is'} not "
-                          f"{fmt} statements; first: {first}. Fix them, or pass --skip-bad-lines to leave them out",
-                          file=sys.stderr)
-                    return 2
-                print(f"warning: {path}: left out {bad} line{'s' if bad != 1 else ''} that {'are' if bad != 1 else 'is'} "
-                      f"not {fmt} statements; first: {first}", file=sys.stderr)
-            try:
-                reports = engine.run_file(str(path), fmt, query, window, r2s)  # parsed by Spark
-            except Exception as exc:  # Spark names neither the file nor the line it could not read
-                if "CAST_INVALID_INPUT" not in str(exc):
-                    raise
-                return _unreadable_stream(path, fmt, exc)
-        else:
-            try:
-                stream = streams.csrbench(path) if fmt == "csrbench" else streams.READERS[fmt](path)
-            except streams.StreamInputError as exc:
-                print(f"error: {exc}", file=sys.stderr)
-                return 2
-            reports = engine.run(RunRequest("cli", stream, query, text, window, r2s, args.stream_iri))
-        for report in reports:
-            print(report_line(report))
-    except Unsupported as exc:
-        print(f"error: unsupported: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
-def _first_bad_line(path: Path, fmt: str) -> str:
-    """The first line the kit's own reader rejects, as 'file:line: why' (or the file, for a folder)."""
-    try:
-        streams.READERS[fmt](path)
-    except streams.StreamInputError as bad:
-        return str(bad)
-    except (OSError, ValueError):
-        pass
-    return str(path)
-
-
-def _unreadable_stream(path: Path, fmt: str, exc: Exception) -> int:
-    """Spark failed to read a time stamp in ``path``: find the line with the kit's own reader, which
-    names the file and the line, and say what a line must look like."""
-    try:
-        streams.READERS[fmt](path)
-    except streams.StreamInputError as bad:
-        print(f"error: {bad}", file=sys.stderr)
-        return 2
-    except OSError:  # a folder of files, say: Spark reads folders, the kit's readers read one file
-        pass
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    print(f"error: {path}: Spark could not read a time stamp ({first})", file=sys.stderr)
-    return 2
 
 
 def check_adapter(args) -> int:
@@ -318,10 +208,18 @@ def _usage(message: str) -> int:
     return 2
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="rspconf", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+def parser() -> argparse.ArgumentParser:
+    """The command line: one subcommand per job, each with its handler as ``func``."""
+    top = argparse.ArgumentParser(prog="rspconf", description=__doc__)
+    sub = top.add_subparsers(dest="command", required=True)
+    corpus_commands(sub)
+    engine_commands(sub)
+    results_commands(sub)
+    return top
 
+
+def corpus_commands(sub) -> None:
+    """lint, generate."""
     p = sub.add_parser("lint", help="check the corpus (schema, ids, expectations, oracle evaluation)")
     p.add_argument("--cases", default=str(datapaths.PROJECT / "cases"))
     p.add_argument("-k", default=None, help="only cases whose id contains this")
@@ -344,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="do not stamp the very first observation 0 (YABench 1.1 does)")
     p.set_defaults(func=generate)
 
+
+def engine_commands(sub) -> None:
+    """spark run, check-adapter, load, reproduce, engines."""
     p = sub.add_parser("spark", help="the Spark engine as a plain tool")
     spark_sub = p.add_subparsers(dest="spark_command", required=True)
     p = spark_sub.add_parser("run", help="run a query over a stream file, print reports as JSON Lines")
@@ -360,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stream-iri", default="http://example.org/stream")
     p.add_argument("--skip-bad-lines", action="store_true",
                    help="leave out stream lines that are not statements (with a warning), instead of stopping")
-    p.set_defaults(func=spark_run)
+    p.set_defaults(func=sparkrun.run)
 
     p = sub.add_parser("check-adapter", help="exercise an adapter on the smoke subset; say what it gets wrong")
     p.add_argument("engine", help="as --engine: a name, path.py:Class, 'cmd:command line' or replay:manifest.yaml")
@@ -394,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("engines", help="list the engines --engine accepts")
     p.set_defaults(func=engines)
 
+
+def results_commands(sub) -> None:
+    """summary, diff, earl, matrix run, matrix combine."""
     p = sub.add_parser("summary", help="run reports as a table, worst first (terminal, markdown, json)")
     p.add_argument("reports", nargs="+", help="report files, or folders holding them")
     p.add_argument("--format", choices=["terminal", "markdown", "json"], default="terminal")
@@ -437,8 +341,9 @@ def main(argv: list[str] | None = None) -> int:
                         "engine pages")
     p.set_defaults(func=matrix_combine)
 
-    args = parser.parse_args(argv)
 
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     try:
         return args.func(args)
     except (ReportError, NotAligned, ConfigError, ExperimentError) as exc:

@@ -15,16 +15,8 @@ window kind), :mod:`oracle.compare` (one expected output against the engine's) a
 
 from oracle.compare import CaseVerdict
 from oracle.judge.verdict import check
-from oracle.model import (
-    Element,
-    ExpectedReport,
-    ObservedReport,
-    Profile,
-    ProfileSpace,
-    Stream,
-    StreamError,
-    WindowSpec,
-)
+from oracle.model import Element, ExpectedReport, ObservedReport, Stream, StreamError, WindowSpec
+from oracle.semantics import Profile, ProfileSpace
 
 __all__ = [
     "CaseVerdict",

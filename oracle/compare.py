@@ -22,9 +22,10 @@ from typing import Any
 from rdflib import Literal
 
 from oracle.expected.windows import output
-from oracle.model import ExpectedReport, ObservedReport, Profile, Stream, WindowSpec
+from oracle.model import ExpectedReport, ObservedReport, Stream, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions, same
+from oracle.semantics import Profile
 
 ALIGNMENTS = ("window", "time", "order")
 

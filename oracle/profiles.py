@@ -11,8 +11,9 @@ from dataclasses import fields
 from typing import Any
 
 from oracle.durations import parse_duration
-from oracle.model import CountWindowSpec, MultiWindowSpec, Profile, ProfileSpace
+from oracle.model import CountWindowSpec, MultiWindowSpec
 from oracle.s2r.t0 import default_range
+from oracle.semantics import Profile, ProfileSpace
 
 NAMES = [f.name for f in fields(Profile)]
 
@@ -105,3 +106,5 @@ def profile(values: dict, window=None) -> Profile:
     if len(variants) != 1:
         raise ValueError(f"profile {values} names more than one variant")
     return variants[0]
+
+

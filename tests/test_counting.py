@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines.dialects.render import Inexpressible, render
-from oracle.model import CountWindowSpec, Element, Profile, Stream
+from oracle.model import CountWindowSpec, Element, Stream
 from oracle.s2r.counting import by_triple, candidates, simulate
+from oracle.semantics import Profile
 from tests.streams import iri
 
 Q = "SELECT ?s WHERE { ?s ?p ?o }"

@@ -169,9 +169,10 @@ def test_oxigraph_over_floats_read_as_doubles_gives_rdflibs_average_on_every_win
     """The ``doubles`` route checked against rdflib itself, window by window, on a YABench-model stream
     (200 stations, CSRBench Q4: AVG over xsd:float readings)."""
     from conformance.streams.generate import stream as generated
-    from oracle.model import Profile, WindowSpec
+    from oracle.model import WindowSpec
     from oracle.r2r.solutions import same
     from oracle.s2r.secret import simulate
+    from oracle.semantics import Profile
 
     s = generated("yabench", stations=200, interval=1000, duration=30000, seed=1430237208)
     q4 = ("PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#> "

@@ -296,7 +296,8 @@ def test_workflows_validate_against_the_github_workflow_schema(tmp_path):
 
 
 def test_the_case_page_says_each_kind_of_window_in_words():
-    from conformance.corpus.cases import load_corpus, window_in_words
+    from conformance.corpus.about import window_in_words
+    from conformance.corpus.cases import load_corpus
 
     cases = {c.id: c for c in load_corpus(Path(__file__).parents[1] / "cases")}
     assert window_in_words(cases["count.tumbling"]).startswith("count window: the last 2 units, sliding by 2")

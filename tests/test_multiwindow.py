@@ -11,7 +11,8 @@ from engines.command import request_message
 from engines.contract import RunRequest
 from engines.dialects.render import Inexpressible, render
 from oracle.expected import multiwindow
-from oracle.model import Element, MultiWindowSpec, NamedWindow, Profile, Stream
+from oracle.model import Element, MultiWindowSpec, NamedWindow, Stream
+from oracle.semantics import Profile
 from tests.streams import iri, num
 
 W1 = NamedWindow("http://ex.org/w1", "http://ex.org/s", 4, 2)

@@ -3,8 +3,9 @@
 from oracle.judge.explain import diagnose, diff, reason
 from oracle.judge.provenance import Provenance
 from oracle.judge.verdict import check
-from oracle.model import ObservedReport, Profile, ProfileSpace, WindowSpec
+from oracle.model import ObservedReport, WindowSpec
 from oracle.r2r.query import R2R
+from oracle.semantics import Profile, ProfileSpace
 from tests.streams import iri, num, triple_stream
 
 HOT = ("SELECT ?sensor ?value WHERE { ?obs <http://ex.org/procedure> ?sensor ; <http://ex.org/result> "

@@ -6,9 +6,10 @@ from rdflib.namespace import XSD
 
 from oracle.expected.windows import output
 from oracle.judge.verdict import check
-from oracle.model import ObservedReport, Profile, ProfileSpace, WindowSpec
+from oracle.model import ObservedReport, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.terms import bag, term_key
+from oracle.semantics import Profile, ProfileSpace
 from tests.streams import detected, iri, num, triple_stream
 
 ROOMS = ("SELECT ?room WHERE { <http://ex.org/m1> <http://ex.org/detectedAt> ?room . "

@@ -6,10 +6,11 @@ import pytest
 
 from conformance.streams.generate import elements, stream
 from oracle.expected.streamed import expected_windows
-from oracle.model import Element, Profile, StreamError, WindowSpec
+from oracle.model import Element, StreamError, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import same
 from oracle.s2r.secret import simulate
+from oracle.semantics import Profile
 from tests.streams import iri, num
 
 Q1 = """PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>

@@ -3,9 +3,10 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle.model import Element, Profile, Stream, WindowSpec
+from oracle.model import Element, Stream, WindowSpec
 from oracle.s2r.secret import simulate
 from oracle.s2r.t0 import breakpoints, class_of, t0_range
+from oracle.semantics import Profile
 from tests.streams import iri
 
 

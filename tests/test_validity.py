@@ -12,7 +12,8 @@ from conformance.streams.readers import StreamInputError
 from engines.command import request_message
 from engines.contract import RunRequest
 from oracle.expected import validity
-from oracle.model import Element, Profile, Stream, ValiditySpec
+from oracle.model import Element, Stream, ValiditySpec
+from oracle.semantics import Profile
 from tests.streams import iri, num
 
 PREFIXES = ("@prefix ex: <http://ex.org/> . @prefix tmp: <http://example.org/temporal#> . "

@@ -14,9 +14,10 @@ from conformance.corpus.handwritten import mismatches, parse_term
 from conformance.streams.readers import inline, nquads
 from oracle.judge.explain import diagnose, diff, reason
 from oracle.judge.verdict import check
-from oracle.model import ObservedReport, Profile, ProfileSpace, WindowSpec
+from oracle.model import ObservedReport, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.terms import bag, term_key
+from oracle.semantics import Profile, ProfileSpace
 from tests.streams import detected, iri, num, triple_stream
 
 TEN = WindowSpec(10, 10)

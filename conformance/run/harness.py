@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.corpus.cases import Case, CaseFileError, DataMissing, about
+from conformance.corpus.about import about
+from conformance.corpus.cases import Case, CaseFileError, DataMissing
 from conformance.streams.readers import StreamInputError
 from engines.contract import EngineInfo, RunRequest, Unsupported
 from engines.dialects.render import Inexpressible, render
@@ -223,6 +224,17 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
         return done("TIMEOUT", f"oracle (not the engine): {exc} of {timeout:g} s; raise --case-timeout")
     except (QueryError, ValueError) as exc:
         return done("ERROR", f"harness: the oracle cannot evaluate this case: {exc}", traceback.format_exc())
+    record(result, verdict)
+    why = reason(verdict)
+    own = declared_r2s(info)
+    if own and own != case.r2s:
+        why = f"[judged under the engine's declared R2S {own}; the case asks {case.r2s}] {why}"
+    return done(verdict.verdict, why)
+
+
+def record(result: CaseResult, verdict) -> None:
+    """The oracle's verdict into the case's result: the best explanation, every window, the means, the
+    findings and notes (the one place a verdict becomes report data)."""
     best = verdict.best
     result.explanation = {
         "t0": best.t0, "t0_class": list(best.t0_class), "profile": best.profile.describe(),
@@ -236,11 +248,6 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     result.findings = dict(verdict.findings) or None
     result.vacuous = verdict.vacuous
     result.notes = list(verdict.notes)
-    why = reason(verdict)
-    own = declared_r2s(info)
-    if own and own != case.r2s:
-        why = f"[judged under the engine's declared R2S {own}; the case asks {case.r2s}] {why}"
-    return done(verdict.verdict, why)
 
 
 def failure_text(result: CaseResult, limit: int = 6) -> str:

@@ -43,10 +43,11 @@ from rdflib import Dataset, URIRef
 from oracle import r2s
 from oracle.compare import fixed
 from oracle.findings import FINDINGS
-from oracle.model import ExpectedReport, MultiWindowSpec, NamedWindow, Profile, Stream, WindowSpec
+from oracle.model import ExpectedReport, MultiWindowSpec, NamedWindow, Stream, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
 from oracle.s2r.t0 import default_range
+from oracle.semantics import Profile
 
 EXHAUSTIVE = 20_000  # per-window t0 combinations tried one by one; beyond: the combinations the reports imply
 

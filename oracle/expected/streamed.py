@@ -21,11 +21,12 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from oracle.model import Element, Profile, Stream, Triple, WindowSpec, check_order
+from oracle.model import Element, Stream, Triple, WindowSpec, check_order
 from oracle.r2r.held import HeldStream, fill
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
 from oracle.s2r.scope import Scope
+from oracle.semantics import Profile
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,10 @@ from dataclasses import dataclass
 
 from oracle import r2s
 from oracle.compare import fixed
-from oracle.model import ExpectedReport, ObservedReport, Profile, Stream, ValiditySpec
+from oracle.model import ExpectedReport, ObservedReport, Stream, ValiditySpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
+from oracle.semantics import Profile
 
 #: whole-output faults the diagnosis tries (a semantics that reproduces every report names the fault)
 FAULTS = {

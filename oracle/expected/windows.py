@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from oracle import r2s
-from oracle.model import ExpectedReport, Profile, Stream, WindowSpec
+from oracle.model import ExpectedReport, Stream, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.s2r.secret import simulate
+from oracle.semantics import Profile
 
 
 def output(stream: Stream, window: WindowSpec, profile: Profile, t0: int, query: R2R) -> list[ExpectedReport]:

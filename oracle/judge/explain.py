@@ -20,16 +20,14 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import replace
-from statistics import median
 
 from rdflib import Literal
 
 from oracle.compare import EXTRA, MATCH, MISMATCH, MISSING, CaseVerdict, WindowResult
-from oracle.durations import in_words
 from oracle.findings import FINDINGS
 from oracle.judge.gracious import reconstruct
 from oracle.judge.provenance import Provenance
-from oracle.model import CountWindowSpec, WindowSpec
+from oracle.judge.shapes import shape_findings
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
 from oracle.r2r.terms import show_solution
@@ -159,7 +157,9 @@ def _set_difference_explains(best, query: R2R, profile) -> bool:
 
 def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance: bool = True,
              budget: float = BUDGET) -> None:
-    """Fill in ``diagnostics`` and ``gracious`` of the best explanation's windows (in place)."""
+    """Fill in ``diagnostics`` and ``gracious`` of the best explanation's windows (in place), and the
+    verdict's findings: per wrong window its status, then the cheap hypotheses, then provenance; gracious
+    mode's border search runs last, over the first windows nothing else explained."""
     started = time.monotonic()
     best = verdict.best
     operator = best.profile.r2s
@@ -171,7 +171,6 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
     expected = [w.expected for w in best.windows if w.expected is not None]
     order = {id(e): i for i, e in enumerate(expected)}
     previous = None
-    graced = 0
     borders_left: list = []
     found: Counter = Counter()
     for index, w in enumerate(best.windows):
@@ -181,122 +180,161 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
         if w.status == MATCH:
             previous = w.expected
             continue
-        kinds: set[str] = set()
         e = w.expected
-        if w.timing:
-            kinds.add("early" if "before the window could report" in w.timing else "out-of-order")
-            w.diagnostics.append(w.timing)
-        if w.status == MISSING:
-            kinds.add("missing-report")
-            w.diagnostics.append(f"MISSING: the oracle reports window {_span(e)} at t={e.tau} "
-                                 f"({len(e.solutions)} solutions) and the engine has no report for it")
-        elif w.status == EXTRA:
-            kinds.add("extra-report")
-            w.diagnostics.append(f"EXTRA: the engine reported {w.actual_size} solutions"
-                                 f"{' at t=' + str(w.actual.tau) if w.actual.tau is not None else ''}"
-                                 " where the oracle has no report")
-        elif w.status == MISMATCH and not w.order_ok and not w.missing and not w.extra:
-            w.diagnostics.append("same solutions in a different order, but the query has ORDER BY")
+        kinds = _status(w)
         # the cheap hypotheses need both sides; a MISSING or EXTRA report goes straight to provenance
         explained = not (w.missing or w.extra)
-        if not explained and w.status == MISMATCH and whole_fault:
-            kinds.update(whole_fault[0])
-            w.diagnostics.append(whole_fault[1])
-            explained = True
-        if not explained and w.status == MISMATCH:
-            fault = _multiplicity(w, query)
-            if fault:
-                kinds.add(fault)
-                w.diagnostics.append("same solutions, different multiplicities: " + (
-                    "the query has DISTINCT and the engine repeats solutions" if fault == "distinct" else
-                    "the engine's relation looks duplicate-free" if all(
-                        n == 1 for n in Counter(w.actual_solutions.keys).values()) else
-                    "the engine repeats solutions the oracle has fewer times"))
-                explained = True
-        if not explained and w.status == MISMATCH:
-            relation, prev_rel = _relations(query, e, previous, best.profile.multiplicity)
-            fault = _r2s_fault(w, operator, relation, prev_rel)
-            if fault:
-                kinds.add(fault)
-                w.diagnostics.append(
-                    f"the engine streamed the window's whole relation, not its {operator.capitalize()}"
-                    if fault == "r2s-rstream" else
-                    f"the engine's {operator.capitalize()} is a set difference: a solution already in the "
-                    "previous relation cancels every copy of it, not one")
-                explained = True
         if not explained and w.status == MISMATCH:
             i = order.get(id(e))
             neighbours = [("previous", expected[i - 1] if i else None),
                           ("next", expected[i + 1] if i is not None and i + 1 < len(expected) else None)]
-            text = _shifted(w, neighbours)
-            if text:
-                kinds.add("shifted")
-                w.diagnostics.append(text)
-                explained = True
+            explained = _cheap_hypotheses(w, query, whole_fault, previous, neighbours, best.profile, kinds)
         if not explained and prov is not None:
-            precise = _precise(w)
             # a Dstream solution is one that left: it comes from the previous window's content
             source = previous if operator == "dstream" and previous is not None else e
-            for row in w.missing[:SHOWN]:
-                ders = prov.derivations(row, source.content) if source is not None else []
-                if ders and source is not e:
-                    w.diagnostics.append(f"missing {show_solution(row, precise)}, derived from the triples at "
-                                         f"{_times(ders)} in the previous window {_span(source)}, which it left")
-                elif ders:
-                    w.diagnostics.append(f"missing {show_solution(row, precise)}, derived from the triples at "
-                                         f"{_times(ders)}, inside expected window {_span(e)}")
-                else:
-                    kinds.add("absent-value")
-                    w.diagnostics.append(f"missing {show_solution(row, precise)}, which no stream element derives "
-                                         f"in expected window {_span(e)} (it comes from the absence of matches: an "
-                                         "empty aggregate, a false ASK, an unbound OPTIONAL)")
-            for row in w.extra[:SHOWN]:
-                shown = show_solution(row, precise)
-                ders = prov.derivations(row, whole)
-                if _bad_literal(row):
-                    kinds.add("bad-literal")
-                where = ""
-                if e is not None and ders:
-                    inside = all(e.opening <= t < e.closing for d in ders for t in d.times)
-                    if not inside and all(any(t < e.opening for t in d.times) for d in ders):
-                        kinds.add("stale")
-                    elif not inside and all(any(t >= e.closing for t in d.times) for d in ders):
-                        kinds.add("ahead")
-                    where = ", inside" if inside else ", outside"
-                    where += f" expected window {_span(e)}"
-                near = (e.opening, e.closing) if e is not None else None
-                if ders:
-                    w.diagnostics.append(f"extra {shown}, derived from the triples at {_times(ders, near)}{where}")
-                    continue
-                content = e.content if e is not None else whole
-                pattern, rejecting = prov.rejected_by(row, content)
-                if pattern and rejecting:
-                    kinds.add("filter")
-                    span = f"window {_span(e)}" if e is not None else "stream"
-                    w.diagnostics.append(
-                        f"extra {shown}, derivable from the {span}'s triples at {_times(pattern, near)} by the "
-                        "graph pattern but rejected by " + " and ".join(f"FILTER({f})" for f in rejecting))
-                    continue
-                pattern, rejecting = prov.rejected_by(row, whole) if content != whole else ([], [])
-                if not _bad_literal(row):
-                    kinds.add("underived")
-                if pattern:
-                    w.diagnostics.append(
-                        f"extra {shown}, derivable only from elements outside the expected window (the triples "
-                        f"at {_times(pattern, near)}), and there only by the graph pattern"
-                        + (": rejected by " + " and ".join(f"FILTER({f})" for f in rejecting) if rejecting else ""))
-                else:
-                    w.diagnostics.append(f"extra {shown}, derivable from no stream element")
+            _missing_from(w, prov, source, kinds)
+            _extra_from(w, prov, whole, kinds)
             for label, rows in (("missing", w.missing), ("extra", w.extra)):
                 if len(rows) > SHOWN:
                     w.diagnostics.append(f"… and {len(rows) - SHOWN} more {label} solutions")
-        if gracious and not explained and w.status == MISMATCH and e is not None and graced < GRACIOUS_WINDOWS:
-            graced += 1
+        if gracious and not explained and w.status == MISMATCH and e is not None and len(borders_left) < GRACIOUS_WINDOWS:
             borders_left.append((w, previous))  # second pass: the costly search comes after every window's findings
         previous = e if e is not None else previous
         for kind in kinds:
             found[kind] += 1
-    for w, previous in borders_left:
+    found["borders"] += _graciously(verdict, query, borders_left, started, budget)
+    if not found["borders"]:
+        del found["borders"]
+    for kind, text in shape_findings(best, verdict, query):
+        found[kind] += 1
+        verdict.notes.append(text)
+    verdict.findings = {k: found[k] for k in FINDINGS if k in found}
+
+
+def _status(w: WindowResult) -> set[str]:
+    """The findings a window's status and timing show on their own (said in its diagnostics)."""
+    kinds: set[str] = set()
+    e = w.expected
+    if w.timing:
+        kinds.add("early" if "before the window could report" in w.timing else "out-of-order")
+        w.diagnostics.append(w.timing)
+    if w.status == MISSING:
+        kinds.add("missing-report")
+        w.diagnostics.append(f"MISSING: the oracle reports window {_span(e)} at t={e.tau} "
+                             f"({len(e.solutions)} solutions) and the engine has no report for it")
+    elif w.status == EXTRA:
+        kinds.add("extra-report")
+        w.diagnostics.append(f"EXTRA: the engine reported {w.actual_size} solutions"
+                             f"{' at t=' + str(w.actual.tau) if w.actual.tau is not None else ''}"
+                             " where the oracle has no report")
+    elif w.status == MISMATCH and not w.order_ok and not w.missing and not w.extra:
+        w.diagnostics.append("same solutions in a different order, but the query has ORDER BY")
+    return kinds
+
+
+def _cheap_hypotheses(w: WindowResult, query: R2R, whole_fault, previous, neighbours, profile, kinds: set) -> bool:
+    """Whether one cheap, exact hypothesis explains the window (added to ``kinds`` and its diagnostics): a
+    fault of the whole output, other multiplicities, the R2S operator done otherwise, a neighbouring
+    window's relation."""
+    if whole_fault:
+        kinds.update(whole_fault[0])
+        w.diagnostics.append(whole_fault[1])
+        return True
+    fault = _multiplicity(w, query)
+    if fault:
+        kinds.add(fault)
+        w.diagnostics.append("same solutions, different multiplicities: " + (
+            "the query has DISTINCT and the engine repeats solutions" if fault == "distinct" else
+            "the engine's relation looks duplicate-free" if all(
+                n == 1 for n in Counter(w.actual_solutions.keys).values()) else
+            "the engine repeats solutions the oracle has fewer times"))
+        return True
+    operator = profile.r2s
+    relation, prev_rel = _relations(query, w.expected, previous, profile.multiplicity)
+    fault = _r2s_fault(w, operator, relation, prev_rel)
+    if fault:
+        kinds.add(fault)
+        w.diagnostics.append(
+            f"the engine streamed the window's whole relation, not its {operator.capitalize()}"
+            if fault == "r2s-rstream" else
+            f"the engine's {operator.capitalize()} is a set difference: a solution already in the "
+            "previous relation cancels every copy of it, not one")
+        return True
+    text = _shifted(w, neighbours)
+    if text:
+        kinds.add("shifted")
+        w.diagnostics.append(text)
+        return True
+    return False
+
+
+def _missing_from(w: WindowResult, prov: Provenance, source, kinds: set) -> None:
+    """Where each missing solution comes from (the stream elements that derive it), or that none does."""
+    e, precise = w.expected, _precise(w)
+    for row in w.missing[:SHOWN]:
+        ders = prov.derivations(row, source.content) if source is not None else []
+        if ders and source is not e:
+            w.diagnostics.append(f"missing {show_solution(row, precise)}, derived from the triples at "
+                                 f"{_times(ders)} in the previous window {_span(source)}, which it left")
+        elif ders:
+            w.diagnostics.append(f"missing {show_solution(row, precise)}, derived from the triples at "
+                                 f"{_times(ders)}, inside expected window {_span(e)}")
+        else:
+            kinds.add("absent-value")
+            w.diagnostics.append(f"missing {show_solution(row, precise)}, which no stream element derives "
+                                 f"in expected window {_span(e)} (it comes from the absence of matches: an "
+                                 "empty aggregate, a false ASK, an unbound OPTIONAL)")
+
+
+def _extra_from(w: WindowResult, prov: Provenance, whole: tuple[int, int], kinds: set) -> None:
+    """Where each extra solution comes from: elements inside or outside the expected window, a FILTER the
+    engine did not apply, or nothing in the stream."""
+    e, precise = w.expected, _precise(w)
+    for row in w.extra[:SHOWN]:
+        shown = show_solution(row, precise)
+        ders = prov.derivations(row, whole)
+        if _bad_literal(row):
+            kinds.add("bad-literal")
+        where = ""
+        if e is not None and ders:
+            inside = all(e.opening <= t < e.closing for d in ders for t in d.times)
+            if not inside and all(any(t < e.opening for t in d.times) for d in ders):
+                kinds.add("stale")
+            elif not inside and all(any(t >= e.closing for t in d.times) for d in ders):
+                kinds.add("ahead")
+            where = ", inside" if inside else ", outside"
+            where += f" expected window {_span(e)}"
+        near = (e.opening, e.closing) if e is not None else None
+        if ders:
+            w.diagnostics.append(f"extra {shown}, derived from the triples at {_times(ders, near)}{where}")
+            continue
+        content = e.content if e is not None else whole
+        pattern, rejecting = prov.rejected_by(row, content)
+        if pattern and rejecting:
+            kinds.add("filter")
+            span = f"window {_span(e)}" if e is not None else "stream"
+            w.diagnostics.append(
+                f"extra {shown}, derivable from the {span}'s triples at {_times(pattern, near)} by the "
+                "graph pattern but rejected by " + " and ".join(f"FILTER({f})" for f in rejecting))
+            continue
+        pattern, rejecting = prov.rejected_by(row, whole) if content != whole else ([], [])
+        if not _bad_literal(row):
+            kinds.add("underived")
+        if pattern:
+            w.diagnostics.append(
+                f"extra {shown}, derivable only from elements outside the expected window (the triples "
+                f"at {_times(pattern, near)}), and there only by the graph pattern"
+                + (": rejected by " + " and ".join(f"FILTER({f})" for f in rejecting) if rejecting else ""))
+        else:
+            w.diagnostics.append(f"extra {shown}, derivable from no stream element")
+
+
+def _graciously(verdict: CaseVerdict, query: R2R, windows: list, started: float, budget: float) -> int:
+    """Gracious mode over ``windows`` ((window, previous expected report) pairs): the borders that explain
+    each best; how many windows have borders unlike the expected ones."""
+    shown = 0
+    operator = verdict.best.profile.r2s
+    for w, previous in windows:
         e = w.expected
         if time.monotonic() - started > budget:
             verdict.notes.append(f"gracious mode cut short after {budget:g} s: the borders of window {_span(e)} and "
@@ -307,103 +345,11 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
                         prev_sol, reach=e.closing - e.opening, deadline=started + budget)
         w.gracious = g.describe()
         if (g.opening, g.closing) != (e.opening, e.closing) and g.f1 > w.f1:
-            found["borders"] += 1
+            shown += 1
             w.diagnostics.append(
                 f"the engine's window looks like [{g.opening}, {g.closing}) "
                 f"(gracious mode: precision {g.precision:.2f}, recall {g.recall:.2f}) instead of {_span(e)}")
-    for kind, text in _shape_findings(best, verdict, query):
-        found[kind] += 1
-        verdict.notes.append(text)
-    verdict.findings = {k: found[k] for k in FINDINGS if k in found}
-
-
-def _borders(best) -> list[tuple[int, int, int, int]]:
-    """(expected opening, closing, engine's opening, closing) per window where the engine's borders are
-    known: declared with the report, or reconstructed by gracious mode."""
-    out = []
-    for w in best.windows:
-        e = w.expected
-        if e is None:
-            continue
-        if w.actual is not None and w.actual.window is not None:
-            out.append((e.opening, e.closing, int(w.actual.window[0]), int(w.actual.window[1])))
-        elif w.gracious is not None and w.gracious["recall"] > 0:
-            out.append((e.opening, e.closing, w.gracious["opening"], w.gracious["closing"]))
-    return out
-
-
-def _shape_findings(best, verdict: CaseVerdict | None = None, query: R2R | None = None) -> list[tuple[str, str]]:
-    """Drift (window starts off by a growing amount) and another width or slide, from known borders;
-    a width or slide that explains the whole output exactly is said so."""
-    if verdict is not None and isinstance(verdict.context.get("window"), CountWindowSpec):
-        return _count_findings(best, verdict, query)
-    out = []
-    borders = _borders(best)
-    shifts = [(o2 - o1) for o1, _, o2, _ in borders]
-    if len(shifts) >= 3 and len(set(shifts)) > 1:
-        steps = [b - a for a, b in zip(shifts, shifts[1:])]
-        if all(st >= 0 for st in steps) and shifts[-1] > shifts[0] or all(st <= 0 for st in steps) and shifts[-1] < shifts[0]:
-            per = (shifts[-1] - shifts[0]) / (len(shifts) - 1)
-            out.append(("drift", f"window starts drift: {'+' if per > 0 else '-'}{in_words(abs(round(per)))} per window "
-                                 f"(the engine's openings move from {shifts[0]:+d} to {shifts[-1]:+d} ms off the expected ones)"))
-    # widths: every window the engine declares (paired or not), else gracious mode's exact reconstructions
-    declared = sorted({tuple(w.actual.window) for w in best.windows if w.actual is not None and w.actual.window})
-    exact = [(g["opening"], g["closing"]) for g in (w.gracious for w in best.windows)
-             if g is not None and g["precision"] == 1.0 and g["recall"] == 1.0]
-    shape = declared if len(declared) >= 2 else exact * 2 if len(exact) == 1 else exact
-    expected = next(((e.opening, e.closing) for e in (w.expected for w in best.windows) if e is not None), None)
-    if len(shape) >= 2 and expected is not None:
-        widths = [c - o for o, c in shape]
-        width, want = median(widths), expected[1] - expected[0]
-        if width != want and sum(1 for x in widths if x == width) * 2 > len(widths):
-            text = f"the engine's windows look {in_words(width)} wide, not {in_words(want)}"
-            openings = sorted({o for o, _ in shape})
-            slides = [b - a for a, b in zip(openings, openings[1:])]
-            slide = median(slides) if slides else None
-            expected_slide = best.windows and _expected_slide(best)
-            if slide and expected_slide and slide != expected_slide and declared:
-                text += f", and slide by {in_words(slide)}, not {in_words(expected_slide)}"
-            fits = _window_that_explains(verdict, query, best, int(width), int(slide) if slide and declared else None)
-            if fits:
-                text += f"; the whole output is exactly the oracle's for {in_words(fits.range)} windows sliding by {in_words(fits.slide)}"
-            out.append(("width", text + " — was it made with another window? (a replay manifest can say so)"))
-    return out
-
-
-def _count_findings(best, verdict: CaseVerdict, query: R2R | None) -> list[tuple[str, str]]:
-    """A count window has no time borders to compare: try the neighbouring counts and slides, and the
-    other unit, and say which one reproduces the whole output exactly (oracle/s2r/counting.py)."""
-    window = verdict.context["window"]
-    if query is None:
-        return []
-    n, m = window.count, window.slide
-    tries = [(n + d, m) for d in (-1, 1)] + [(n, m + d) for d in (-1, 1)] + [(n + d, m + d) for d in (-1, 1)]
-    for count, slide in tries:
-        if count >= 1 and slide >= 1 and verdict.explains(query, best.profile, CountWindowSpec(count, slide)):
-            return [("count", f"the whole output is exactly the oracle's for count windows of {count} sliding by "
-                              f"{slide}, not {n} sliding by {m}: an off-by-one in the engine's count?")]
-    other = "triple" if best.profile.count_unit == "element" else "element"
-    if verdict.explains(query, replace(best.profile, count_unit=other)):
-        return [("count", f"the whole output is exactly the oracle's when the window counts {other}s, not "
-                          f"{best.profile.count_unit}s as the engine declares")]
-    return []
-
-
-def _window_that_explains(verdict, query, best, width: int, slide: int | None):
-    """The window of the suspected width (tumbling, or with the declared slide) that reproduces every
-    report exactly, if one does."""
-    if verdict is None or query is None:
-        return None
-    for candidate in dict.fromkeys(s for s in (slide, width, _expected_slide(best)) if s):
-        window = WindowSpec(width, candidate)
-        if verdict.explains(query, best.profile, window):
-            return window
-    return None
-
-
-def _expected_slide(best) -> int | None:
-    openings = sorted({w.expected.opening for w in best.windows if w.expected is not None})
-    return min((b - a for a, b in zip(openings, openings[1:])), default=None)
+    return shown
 
 
 #: findings about the whole output stream, not counted per window

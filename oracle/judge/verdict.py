@@ -22,19 +22,13 @@ from oracle.compare import (
     positions_by_key,
 )
 from oracle.expected.windows import output, reports
-from oracle.model import (
-    CountWindowSpec,
-    ObservedReport,
-    Profile,
-    ProfileSpace,
-    Stream,
-    WindowSpec,
-)
+from oracle.model import CountWindowSpec, ObservedReport, Stream, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions, same
 from oracle.s2r import counting
 from oracle.s2r import t0 as t0mod
 from oracle.s2r.secret import simulate
+from oracle.semantics import Profile, ProfileSpace
 
 
 class JudgeTimeout(Exception):

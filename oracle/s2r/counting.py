@@ -26,8 +26,9 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from oracle.model import CountWindowSpec, Element, Profile, Stream
+from oracle.model import CountWindowSpec, Element, Stream
 from oracle.s2r.trigger import Trigger
+from oracle.semantics import Profile
 
 
 def by_triple(stream: Stream) -> Stream:

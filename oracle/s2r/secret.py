@@ -28,10 +28,11 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Iterator
 
-from oracle.model import CountWindowSpec, Profile, Stream, WindowSpec
+from oracle.model import CountWindowSpec, Stream, WindowSpec
 from oracle.s2r import counting
 from oracle.s2r.scope import Scope
 from oracle.s2r.trigger import EMPTY, END, Trigger
+from oracle.semantics import Profile
 
 
 def tick_units(stream: Stream, profile: Profile) -> list[tuple[int, int, int]]:

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from oracle.model import Profile, Stream, WindowSpec
+from oracle.model import Stream, WindowSpec
+from oracle.semantics import Profile
 
 
 def default_range(stream: Stream, window: WindowSpec) -> tuple[int, int]:
