@@ -188,8 +188,9 @@ def test_constant_terms_with_quotes_and_backslashes_match_exactly():
     a quote, an apostrophe and a backslash must match itself and nothing else."""
     from rdflib.plugins.sparql import prepareQuery
 
-    from engines.spark.compiler import K, compile_query, sql_string
+    from engines.spark.compiler import K, compile_query
     from engines.spark.session import session
+    from engines.spark.sqlterms import sql_string
 
     spark = session()
     tricky = '"it\'s a \\"q\\" and a \\\\ back"'  # N-Triples text of: it's a "q" and a \ back

@@ -20,173 +20,36 @@ wrongly.  All term handling runs in Spark SQL expressions: no Python UDF.
 from __future__ import annotations
 
 import itertools
-import math
-from dataclasses import dataclass
 
 from pyspark.sql import DataFrame
-from rdflib import BNode, Literal, URIRef, Variable
+from rdflib import Literal, URIRef, Variable
 from rdflib.namespace import XSD
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from engines.contract import Unsupported
+from engines.spark.sqlterms import (
+    NULL_TERM,
+    NUMERIC,
+    Relation,
+    Value,
+    as_bool,
+    as_num,
+    as_term,
+    col_name,
+    double,
+    double_literal,
+    integer_literal,
+    is_var,
+    lexical,
+    n3,
+    number,
+    quote,
+    sql_string,
+)
 
 K = "__k"
 G = "__g"  # the named graph a triple is in (several windows); '' for the default graph
 RANK = "__rank"  # a solution's position in its window under ORDER BY
-NUMERIC = [str(x) for x in (XSD.integer, XSD.decimal, XSD.double, XSD.float, XSD.int, XSD.long, XSD.short,
-                            XSD.byte, XSD.nonNegativeInteger, XSD.positiveInteger, XSD.negativeInteger,
-                            XSD.nonPositiveInteger, XSD.unsignedInt, XSD.unsignedLong, XSD.unsignedShort,
-                            XSD.unsignedByte)]
-NUMERIC_ARRAY = "array(" + ", ".join(f"'{x}'" for x in NUMERIC) + ")"
-TYPED_MARK = '"^^<'  # between a typed literal's lexical form and its datatype IRI
-LEXICAL = r'^"(.*)"(?:@[A-Za-z-]+|\^\^<[^>]*>)?$'
-NULL_TERM = "CAST(NULL AS STRING)"
-
-
-def n3(term) -> str:
-    return term.n3()
-
-
-def sql_string(text: str) -> str:
-    """``text`` as a Spark SQL string literal (backslash escapes: ``\\`` and ``\'``)."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def quote(name: str) -> str:
-    """A column or relation name as a Spark SQL identifier."""
-    return "`" + name.replace("`", "``") + "`"
-
-
-def col_name(term) -> str:
-    return ("v_" + str(term)) if isinstance(term, Variable) else ("b_" + str(term))
-
-
-def is_var(term) -> bool:
-    return isinstance(term, (Variable, BNode))
-
-
-def double(x: float) -> str:
-    """A double constant as SQL (``CAST('inf' AS DOUBLE)`` for the non-finite ones)."""
-    return f"{x!r}D" if math.isfinite(x) else f"CAST('{x!r}' AS DOUBLE)"
-
-
-@dataclass
-class Value:
-    """A compiled expression, as SQL text: an N-Triples term, a numeric (double) value, or a boolean."""
-
-    kind: str  # "term" | "num" | "bool"
-    sql: str
-
-
-@dataclass
-class Relation:
-    """A compiled graph pattern: a SQL query and its output columns, in order."""
-
-    sql: str
-    cols: list[str]
-
-    def select_list(self, wanted: list[str]) -> str:
-        """The columns ``wanted``, in that order, a missing one as an unbound term."""
-        return ", ".join(quote(c) if c in self.cols else f"{NULL_TERM} AS {quote(c)}" for c in wanted)
-
-    def with_column(self, name: str, value: str, alias: str) -> Relation:
-        """Every other column, then ``value AS name`` (replacing a column of that name: DataFrame's
-        ``withColumn``)."""
-        kept = [c for c in self.cols if c != name]
-        listed = "".join(f"{quote(c)}, " for c in kept)
-        return Relation(f"SELECT {listed}{value} AS {quote(name)} FROM ({self.sql}) {alias}", kept + [name])
-
-
-def typed_literal(c: str) -> tuple[str, str, str]:
-    """SQL (is a typed literal, its lexical form, its datatype IRI) of a term ``"lex"^^<dt>``; the last
-    two are meaningless unless the first holds.
-
-    String functions, no regular expression: ``after`` is ``dt>``, the text after the last ``"^^<`` (a
-    datatype IRI holds no quote, a lexical form's own quotes are escaped).  With two regular
-    expressions, and a third on the datatype, numeric values were 7 % of the CPU samples of the filter
-    query at 10^6 triples (JFR)."""
-    mark = sql_string(TYPED_MARK)
-    after = f"substring_index({c}, {mark}, -1)"
-    typed = f"(startswith({c}, '\"') AND endswith({c}, '>') AND contains({c}, {mark}))"
-    lex = f"substr({c}, 2, length({c}) - length({after}) - {1 + len(TYPED_MARK)})"
-    return typed, lex, f"substr({after}, 1, length({after}) - 1)"
-
-
-def number(c: str) -> str:
-    """The numeric value of a term: null unless it is a literal of an XSD numeric type whose lexical
-    form is a number.  An ill-typed one (``"x"^^xsd:integer``) is a type error in SPARQL, so null (a
-    FILTER drops it), not a failed job: ``try_cast``."""
-    numeric, value = numeric_literal(*typed_literal(c))
-    return f"CASE WHEN {numeric} THEN {value} END"
-
-
-def numeric_literal(typed: str, lex: str, datatype: str) -> tuple[str, str]:
-    """(is a literal of an XSD numeric type, its lexical form as a double or null if ill-typed), from
-    :func:`typed_literal`'s parts."""
-    return f"({typed} AND array_contains({NUMERIC_ARRAY}, {datatype}))", f"try_cast({lex} AS DOUBLE)"
-
-
-def truthy(x: str) -> str:
-    """EBV of a number: false if zero or NaN (Spark's NaN != 0 holds)."""
-    return f"(({x}) != 0 AND NOT isnan({x}))"
-
-
-def lexical(c: str) -> str:
-    """The lexical form of a literal, or the IRI text of an IRI."""
-    return (f"CASE WHEN startswith({c}, '\"') THEN regexp_extract({c}, {sql_string(LEXICAL)}, 1)"
-            f" WHEN startswith({c}, '<') THEN regexp_extract({c}, '^<(.*)>$', 1) END")
-
-
-def double_literal(c: str) -> str:
-    return f"CASE WHEN ({c}) IS NOT NULL THEN concat('\"', CAST({c} AS STRING), '\"^^<{XSD.double}>') END"
-
-
-def integer_literal(c: str) -> str:
-    return (f"CASE WHEN ({c}) IS NOT NULL THEN concat('\"', CAST(CAST({c} AS BIGINT) AS STRING),"
-            f" '\"^^<{XSD.integer}>') END")
-
-
-def as_num(v: Value) -> str:
-    if v.kind == "num":
-        return v.sql
-    if v.kind == "term":
-        return number(v.sql)
-    raise Unsupported("a boolean used as a number")
-
-
-def as_bool(v: Value) -> str:
-    if v.kind == "bool":
-        return v.sql
-    if v.kind == "num":
-        return truthy(v.sql)
-    return effective_boolean_value(v.sql)
-
-
-def effective_boolean_value(c: str) -> str:
-    """SPARQL 1.1 §17.2.2 of a term; null (a type error, which a FILTER drops) for anything else.
-
-    - xsd:boolean: true for the lexical forms ``true`` and ``1``; any other form (``false``, ``0``, or
-      an invalid one) is false;
-    - a numeric type: false if the value is zero or NaN, or if the lexical form is not valid for the
-      type (``"abc"^^xsd:integer``: "the EBV of any literal whose type is xsd:boolean or numeric is
-      false if the lexical form is not valid for that datatype");
-    - a plain, language-tagged or xsd:string literal: false if empty;
-    - any other literal (xsd:dateTime, say), an IRI, a blank node or unbound: a type error."""
-    typed, lex, datatype = typed_literal(c)
-    numeric, value = numeric_literal(typed, lex, datatype)
-    return (f"CASE WHEN {typed} AND {datatype} = '{XSD.boolean}' THEN {lex} IN ('true', '1')"
-            f" WHEN {numeric} THEN coalesce({truthy(value)}, false)"
-            f" WHEN {typed} AND {datatype} = '{XSD.string}' THEN length({lex}) > 0"
-            f" WHEN NOT {typed} AND startswith({c}, '\"') THEN length({lexical(c)}) > 0 END")
-
-
-def as_term(v: Value) -> str:
-    if v.kind == "term":
-        return v.sql
-    if v.kind == "num":
-        return double_literal(v.sql)
-    return (f"CASE WHEN ({v.sql}) IS NOT NULL THEN concat('\"', CASE WHEN {v.sql} THEN 'true' ELSE 'false' END,"
-            f" '\"^^<{XSD.boolean}>') END")
 
 
 COMPARISONS = {"=": "=", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}

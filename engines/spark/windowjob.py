@@ -15,9 +15,9 @@ from engines.spark.compiler import (
     K,
     compile_sql,
     sql_over,
-    sql_string,
     view_names,
 )
+from engines.spark.sqlterms import sql_string
 
 SCHEMA = StructType([StructField("s", StringType()), StructField("p", StringType()),
                      StructField("o", StringType()), StructField("t", LongType())])
