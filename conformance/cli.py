@@ -25,7 +25,7 @@ from conformance.results import matrixrun, runs
 from conformance.results import summary as summary_mod
 from conformance.results.matrixrun import ConfigError
 from conformance.results.runs import NotAligned, ReportError
-from conformance.run import adapters, checkadapter, sparkrun
+from conformance.run import adapters, checkadapter, sparkrun, sparqlsuite
 from conformance.run import reproduce as table2
 from conformance.site import pages as site
 from conformance.streams.generate import GeneratorError, check_params, write
@@ -291,6 +291,15 @@ def engine_commands(sub) -> None:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("-v", "--verbose", action="store_true", help="a progress line per cell judged, also when not a terminal")
     p.set_defaults(func=reproduce)
+
+    p = sub.add_parser("sparql-suite", help="the W3C SPARQL query-evaluation tests through the oracle's R2R, "
+                                            "per evaluator: PASS / FAIL / ERROR per folder and in total")
+    p.add_argument("--evaluator", action="append", choices=list(sparqlsuite.TARGETS), default=None,
+                   help="rdflib or oxigraph (repeatable; default both)")
+    p.add_argument("--folder", action="append", default=None, help="e.g. sparql11/exists (repeatable; default all)")
+    p.add_argument("--json", default=None, help="write every test's outcome and the counts here")
+    p.add_argument("--data-root", default=None, help="the folder holding w3c-sparql/ (default: as for pytest)")
+    p.set_defaults(func=sparqlsuite.main)
 
     p = sub.add_parser("engines", help="list the engines --engine accepts")
     p.set_defaults(func=engines)

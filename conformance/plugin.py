@@ -24,6 +24,7 @@ from conformance.run import adapters, expectations, report
 from conformance.run.harness import CaseResult, run_case
 from conformance.run.progress import Progress
 from engines.command import kill_all
+from engines.dialects import variants
 from oracle.r2r.evaluators import EVALUATORS
 from oracle.r2r.executors import make
 
@@ -143,6 +144,9 @@ class Session:
                 self.adapter = adapters.build(self.config.getoption("--engine"), self.options,
                                              start_timeout=self.config.getoption("case_timeout"))
                 self.info = self.adapter.info()
+                variants.check(self.info.dialect, self.info.syntax)
+            except variants.UnknownDeviation as exc:
+                raise pytest.UsageError(f"--engine {self.config.getoption('--engine')}: its declared syntax: {exc}") from None
             except adapters.EngineUnavailable as exc:
                 raise pytest.UsageError(str(exc)) from None
             except Exception as exc:  # noqa: BLE001 - an engine that cannot start is a usage problem

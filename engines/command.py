@@ -282,7 +282,7 @@ class CommandEngine:
         self._info = EngineInfo(name=e["name"], version=e["version"], dialect=e["dialect"],
                                 capabilities=frozenset(e["capabilities"]), profile=e["profile"],
                                 alignment=e.get("alignment", "order"),
-                                expectations=self.expectations,
+                                expectations=self.expectations, syntax=tuple(e.get("syntax", ())),
                                 extra={"command": self.argv, "live": bool(e.get("live"))})
         self.process = process
         return process

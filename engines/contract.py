@@ -53,6 +53,9 @@ class EngineInfo:
     alignment: str = "order"
     expectations: Path | None = None
     extra: dict = field(default_factory=dict)
+    #: declared deviations from the dialect's standard syntax (engines/dialects/variants.py): the kit renders
+    #: every case this way, judges the standard form in the syntax family, and shows them beside the verdicts
+    syntax: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

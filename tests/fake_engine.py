@@ -2,7 +2,8 @@
 
 Modes: ok (empty windows at t0 = 0, like the reference profile), garbage (prints a log line on stdout),
 crash (exits 3 on run), hang (never answers a run), unsupported, error, badinfo (start answer without
-a profile), wrongseq; live runs: livegarbage (a log line on stdout on push), livecrash (dies on push).
+a profile), wrongseq; live runs: livegarbage (a log line on stdout on push), livecrash (dies on push);
+badsyntax (an RSP-QL engine declaring a syntax deviation the kit does not know).
 """
 
 import json
@@ -27,6 +28,8 @@ for line in sys.stdin:
                   "profile": PROFILE, "alignment": "window"}
         if mode == "badinfo":
             del engine["profile"]
+        if mode == "badsyntax":
+            engine.update(dialect="rspql", syntax=["on-stream", "sizes-in-minutes"])
         if mode.startswith("live"):
             engine["live"] = True
         send({"protocol": 1, "engine": engine})

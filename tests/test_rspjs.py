@@ -1,5 +1,6 @@
-"""rsp-js 1.3.5 through its Node driver: the driver hides nothing — the query goes through verbatim,
-the reports carry rsp-js's own time stamps, and only the capabilities rsp-js has are declared."""
+"""rsp-js 1.3.5 through its Node driver: the driver hides nothing — the query goes through verbatim (in
+the syntax variant rsp-js declares, rendered by the kit; the syntax family in the standard form), the
+reports carry rsp-js's own time stamps, and only the capabilities rsp-js has are declared."""
 
 import shutil
 from dataclasses import replace
@@ -49,14 +50,25 @@ def test_declares_what_rsp_js_has_and_no_alignment_its_time_stamps_cannot_give(e
     # REGISTER IStream/DStream is parsed and ignored: rsp-js always streams RStream
     assert "rstream" in info.capabilities and not {"istream", "dstream", "ask", "construct"} & info.capabilities
     assert info.expectations == HERE / "expectations.yaml"
+    assert info.syntax == ("window-ms", "on-stream", "window-line")  # what its parser reads (README#parser)
 
 
-def test_standard_rsp_ql_reaches_rsp_js_verbatim_and_its_parser_finds_no_window(engine):
+def test_cases_reach_rsp_js_in_its_declared_syntax_and_are_judged_on_their_semantics(engine):
     result = run_case(CASES["edges.border"], engine, engine.info())
-    assert result.verdict == "ERROR"
-    assert "rsp-js parsed 0 streams and windows []" in result.reason
+    assert result.verdict == "PASS" and result.syntax_variant == ["window-ms", "on-stream", "window-line"]
     request = request_for(CASES["edges.border"], engine.info(), CASES["edges.border"].load_stream())
-    assert "ON <http://example.org/stream> [RANGE PT0.01S STEP PT0.01S]" in request.query_text
+    assert "ON STREAM <http://example.org/stream> [RANGE 10 STEP 10]\n" in request.query_text
+    assert "\nWINDOW <q:w> {" in request.query_text and result.query_text == request.query_text
+    # a fault of its own, now visible: windows exist only with content (README#lazy-windows)
+    lazy = run_case(CASES["edges.empty-windows"], engine, engine.info())
+    assert lazy.verdict == "FAIL" and lazy.findings == {"extra-report": 1}
+
+
+def test_the_standard_form_still_meets_its_parser_in_the_syntax_family(engine):
+    case = CASES["syntax.rspql-multiline"]
+    result = run_case(case, engine, engine.info())
+    assert result.verdict == "ERROR" and "rsp-js parsed 0 streams and windows []" in result.reason
+    assert result.syntax_variant is None and result.query_text == case.query["text"]["rspql"]
 
 
 def test_the_syntax_family_names_each_spelling_rsp_js_cannot_read(engine):
@@ -97,13 +109,13 @@ WINDOW <http://ex.org/wb> { ?bus ex:at ?p }
 
 
 def test_several_streams_run_each_element_in_its_own_stream(engine):
-    """rsp-js declares multi-window: the standard text still meets its parser (ERROR, the "*" expectation),
-    and in its own form each element reaches the stream it belongs to — the join of a tram in one stream
-    with a bus in the other at p1 is only found if both were fed where the query reads them."""
+    """rsp-js declares multi-window: in its declared syntax the case PASSes, and in the form the test writes
+    each element reaches the stream it belongs to — the join of a tram in one stream with a bus in the
+    other at p1 is only found if both were fed where the query reads them."""
     case = CASES["mw.two-streams-join"]
     assert "multi-window" in engine.info().capabilities
-    standard = run_case(case, engine, engine.info())
-    assert standard.verdict == "ERROR" and "rsp-js parsed 0 streams" in standard.reason
+    declared = run_case(case, engine, engine.info())
+    assert declared.verdict == "PASS", declared.reason
     request = replace(request_for(case, engine.info(), case.load_stream()), query_text=TWO_STREAMS_OWN_FORM)
     reports = engine.run(request)
     found = [{k: str(v) for k, v in row.items()} for r in reports for row in r.solutions]

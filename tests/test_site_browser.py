@@ -8,6 +8,7 @@ missing browser fails them.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from conformance.results import runs
+from conformance.run import report
 from conformance.site import pages as site
 from tests import reportmaker as rm
 
@@ -49,8 +51,12 @@ def built(tmp_path_factory):
                    started="2026-11-23T01:00:00+00:00")
     a = rm.write(tmp / "a.json", "alpha", "1.0", [rm.case("fam1.x", "PASS"), rm.case("fam1.y", "FAIL", recall=0.5),
                                                   rm.case("fam2.z", "UNSUPPORTED", level="should")])
-    b = rm.write(tmp / "b.json", "beta", "2.0", [rm.case("fam1.x", "PASS"), rm.case("fam1.y", "FAIL", expected="FAIL"),
+    in_variant = dict(rm.case("fam1.x", "PASS"), syntax_variant=["on-stream", "window-ms"])
+    b = rm.write(tmp / "b.json", "beta", "2.0", [in_variant, rm.case("fam1.y", "FAIL", expected="FAIL"),
                                                  rm.case("fam2.z", "ERROR", level="should")])
+    doc = json.loads(b.read_text())  # beta declares the syntax its parser reads
+    doc["run"]["engine"].update(dialect="rspql", syntax=["on-stream", "window-ms"])
+    report.write(b, doc)
     chosen, ids, notes = runs.align(runs.gather([a, b]))
     site.build(runs.matrix(chosen, ids, notes), chosen, runs.gather([old, a, b]), tmp / "site")
     return tmp
@@ -76,6 +82,14 @@ def test_matrix_page_loads_with_every_row_and_cell(built, tmp_path):
     assert len(re.findall(r'<td class="v-', dom)) == 6  # 3 cases × 2 runs
     assert "3 of 3 cases shown" in dom
     assert 'FAIL*</a>' in dom  # beta's known deviation
+    assert 'PASS<span class="variant">~</span></a>' in dom  # beta's verdict in its declared syntax variant
+    assert "in the declared syntax variant: on-stream, window-ms" in dom
+
+
+def test_the_engine_page_lists_the_declared_syntax_variant(built, tmp_path):
+    dom, console = browse((built / "site" / "engines" / "beta_2.0.html").as_uri(), tmp_path, "engine.png")
+    assert console == [] and "Declared syntax variant" in dom
+    assert "<code>on-stream</code>" in dom and "<code>window-ms</code>" in dom and "syntax.rspql-multiline" in dom
 
 
 def test_a_filter_in_the_url_shows_only_matching_cases(built, tmp_path):

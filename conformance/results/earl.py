@@ -51,6 +51,10 @@ def graph(runs: list[Run]) -> Graph:
         release = URIRef(str(subject) + "#release")
         g.add((subject, DOAP.release, release))
         g.add((release, DOAP.revision, Literal(run.version)))
+        syntax = run.info["engine"].get("syntax") or []
+        if syntax:
+            g.add((release, DCTERMS.description, Literal(
+                "reads its dialect with declared deviations from the standard syntax: " + ", ".join(syntax))))
         if not run.complete:
             g.add((subject, DCTERMS.description, Literal(
                 f"incomplete run: {run.info.get('finished')} of {run.info.get('selected')} cases finished")))
@@ -69,6 +73,10 @@ def graph(runs: list[Run]) -> Graph:
             g.add((result, RDF.type, EARL.TestResult))
             g.add((result, EARL.outcome, OUTCOME[case["verdict"]]))
             g.add((result, DCTERMS.description, Literal(case["reason"])))
+            if case.get("syntax_variant"):  # EARL's info: what else a reader needs to weigh the outcome
+                g.add((result, EARL.info, Literal("reached with the query in the engine's declared syntax variant ("
+                                                  + ", ".join(case["syntax_variant"]) + "); the syntax family "
+                                                  "judges the standard form")))
             if run.started:
                 g.add((result, DCTERMS.date, Literal(run.started, datatype=XSD.dateTime)))
     return g

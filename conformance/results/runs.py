@@ -211,6 +211,7 @@ def cell(case: dict | None) -> dict | None:
         "expected_verdict": case.get("expected_verdict"),
         "expectation_reason": case.get("expectation_reason"),
         "expectation_link": case.get("expectation_link"),
+        "syntax_variant": case.get("syntax_variant"),
         "reason": case["reason"],
         "windows": len(case["windows"]),
         "matched": case.get("matched"),
@@ -228,6 +229,7 @@ def run_entry(run: Run) -> dict:
             "corpus_commit": info.get("corpus_commit"), "kit_version": info.get("kit_version"),
             "profile": info["engine"].get("profile"), "capabilities": info["engine"].get("capabilities", []),
             "dialect": info["engine"].get("dialect"), "options": info["engine"].get("options", {}),
+            "syntax": info["engine"].get("syntax", []),
             "totals": run.doc.get("totals", {})}
 
 

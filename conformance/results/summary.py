@@ -34,7 +34,16 @@ def headline(run: Run) -> str:
     must_text = f"; must {must['PASS']}/{must['PASS'] + must['FAIL']} judged" if must else ""
     state = "" if run.complete else (f" — INCOMPLETE: {run.info.get('finished')} of {run.info.get('selected')} "
                                      "cases finished; the counts cover only those")
-    return f"{run.key} ({run.started}): {counts} of {t['total']}{must_text}{state}"
+    return f"{run.key} ({run.started}): {counts} of {t['total']}{must_text}{in_variant(run)}{state}"
+
+
+def in_variant(run: Run) -> str:
+    """The verdicts reached in the engine's declared syntax variant, counted apart from the rest."""
+    marked = [c for c in run.cases.values() if c.get("syntax_variant")]
+    if not marked:
+        return ""
+    judged = sum(Verdict(c["verdict"]).judged for c in marked)
+    return f"; {judged} judged (of {len(marked)}) in the declared syntax variant"
 
 
 def rows(run: Run, show: str) -> list[dict]:
@@ -49,6 +58,7 @@ def as_json(runs: list[Run], show: str) -> dict:
                       "cases": [{"id": c["id"], "verdict": c["verdict"], "expected": c.get("expected_verdict"),
                                  "matched": c.get("matched"), "windows": len(c["windows"]),
                                  "mean_precision": c.get("mean_precision"), "mean_recall": c.get("mean_recall"),
+                                 "syntax_variant": c.get("syntax_variant"),
                                  "reason": c["reason"]} for c in rows(r, show)]} for r in runs]}
 
 
@@ -67,6 +77,9 @@ def render(runs: list[Run], fmt: str = "terminal", show: str = "all", width: int
             parts.append(tables.render(["case", "verdict", "windows", "P", "R", "reason"], body, fmt, width))
         else:
             parts.append("(no case to show)")
+        note = tables.variant_note(run.cases.values())
+        if note:
+            parts.append(f"`~`{note[1:]}" if fmt == "markdown" else note)
         if any(c.get("expected_verdict") for c in run.cases.values()):
             parts.append(f"`*`{tables.KNOWN_DEVIATION[1:]}" if fmt == "markdown" else tables.KNOWN_DEVIATION)
         if any(c.get("vacuous") for c in run.cases.values()):

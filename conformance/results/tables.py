@@ -14,9 +14,22 @@ def fmt_ratio(x) -> str:
 
 
 def verdict_cell(case: dict) -> str:
-    """A case's verdict as every per-case table shows it: ``(vac)`` for a vacuous PASS, ``*`` when the
-    engine's expectations file lists the case (a PASS* is a fixed engine: an unexpected pass)."""
-    return case["verdict"] + ("(vac)" if case.get("vacuous") else "") + ("*" if case.get("expected_verdict") else "")
+    """A case's verdict as every per-case table shows it: ``(vac)`` for a vacuous PASS, ``~`` when it was
+    reached with the query in the engine's declared syntax variant, ``*`` when the engine's expectations
+    file lists the case (a PASS* is a fixed engine: an unexpected pass)."""
+    return (case["verdict"] + ("(vac)" if case.get("vacuous") else "") + ("~" if case.get("syntax_variant") else "")
+            + ("*" if case.get("expected_verdict") else ""))
+
+
+def variant_note(cases) -> str | None:
+    """The footnote under a ``~``: how many verdicts were reached in a declared syntax variant, and its
+    deviations (None when no case was)."""
+    marked = [c for c in cases if c.get("syntax_variant")]
+    if not marked:
+        return None
+    names = sorted({n for c in marked for n in c["syntax_variant"]})
+    return (f"~ reached with the query in the engine's declared syntax variant ({', '.join(names)}): "
+            f"{len(marked)} verdict{'s' if len(marked) != 1 else ''}; the syntax family judges the standard form")
 
 
 def windows_cell(case: dict) -> str:

@@ -15,6 +15,7 @@ from conformance.run import adapters
 from conformance.run.harness import EngineTimeout, call_with_timeout, request_for, run_case
 from engines.command import CommandEngine
 from engines.contract import DIALECTS, Unsupported
+from engines.dialects import variants
 from oracle import profiles
 from oracle.compare import ALIGNMENTS
 
@@ -55,6 +56,13 @@ def check_adapter(spec: str, options: dict, cases_root: Path, timeout: float, ou
         c.bad("declared profile", str(exc))
     if info.alignment not in ALIGNMENTS:
         c.bad(f"alignment {info.alignment!r}", f"use {', '.join(ALIGNMENTS)}")
+    if info.syntax:
+        try:
+            variants.check(info.dialect, info.syntax)
+            c.ok(f"declared syntax variant: {', '.join(info.syntax)} (every case is rendered so; the syntax family "
+                 "keeps the standard form)")
+        except variants.UnknownDeviation as exc:
+            c.bad("declared syntax", str(exc))
     cases = [case for case in load_corpus(cases_root) if case.smoke]
     print(f"smoke subset: {len(cases)} cases", file=out)
     request = None

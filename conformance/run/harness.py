@@ -18,6 +18,7 @@ from conformance.corpus.about import about
 from conformance.corpus.cases import Case, CaseFileError, DataMissing
 from conformance.streams.readers import StreamInputError
 from engines.contract import EngineInfo, RunRequest, Unsupported
+from engines.dialects import variants
 from engines.dialects.render import Inexpressible, render
 from oracle import profiles
 from oracle.judge.explain import BUDGET, diagnose, reason
@@ -51,6 +52,7 @@ class CaseResult:
     variant_of: str | None = None           # the corpus case a replay recording's variant derives from
     about: dict | None = None               # the case as run: source, query, window, stream (corpus.cases.about)
     query_text: str | None = None           # the query text the engine received, exactly
+    syntax_variant: list[str] | None = None  # the declared deviations that text was written with
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -98,8 +100,9 @@ class NoTextForDialect(LookupError):
 
 
 def request_for(case: Case, info: EngineInfo, stream) -> RunRequest:
-    """The engine's request: the case's own text in the engine's dialect (a query-syntax case), else the
-    neutral query rendered into that dialect."""
+    """The engine's request: the case's own text in the engine's dialect (a query-syntax case: the standard
+    form, verbatim), else the neutral query rendered into that dialect, in the engine's declared syntax
+    variant if it declares one (:func:`variant_of`)."""
     written = case.query.get("text") or {}
     if written:
         if info.dialect not in written:
@@ -107,8 +110,17 @@ def request_for(case: Case, info: EngineInfo, stream) -> RunRequest:
                                    f"{info.dialect}")
         text = written[info.dialect]
     else:
-        text = render(info.dialect, case.r2r, case.query["stream_iri"], case.window, case.r2s)
+        text = variants.apply(render(info.dialect, case.r2r, case.query["stream_iri"], case.window, case.r2s),
+                              variant_of(case, info))
     return RunRequest(case.id, stream, case.r2r, text, case.window, case.r2s, case.query["stream_iri"])
+
+
+def variant_of(case: Case, info: EngineInfo) -> tuple[str, ...]:
+    """The declared deviations a case's query is written with for this engine: none for a query-syntax
+    case (its standard text is what it tests) or a plain SPARQL engine, else the engine's declaration."""
+    if case.query.get("text") or info.dialect == "sparql":
+        return ()
+    return tuple(info.syntax)
 
 
 def window_json(i: int, w) -> dict:
@@ -201,6 +213,7 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     except ValueError as exc:
         return done("ERROR", f"harness: cannot render the query for dialect {info.dialect}: {exc}", str(exc))
     result.query_text = request.query_text
+    result.syntax_variant = list(variant_of(case, info)) or None
     say(f"{case.id}: engine running")
     try:
         reports = call_with_timeout(lambda: adapter.run(request), max(0.1, timeout - (time.monotonic() - started)),

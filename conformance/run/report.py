@@ -44,7 +44,8 @@ def run_info(info, options: dict, labels: list[str] = ()) -> dict:
         "corpus_commit": corpus_commit(),
         "engine": {"name": info.name, "version": info.version, "dialect": info.dialect,
                    "profile": info.profile, "alignment": info.alignment,
-                   "capabilities": sorted(info.capabilities), "options": options},
+                   "capabilities": sorted(info.capabilities), "options": options,
+                   "syntax": list(info.syntax)},
         "python": platform.python_version(),
         "spark": _package_version("pyspark"),
         "data_root": str(root) if root else None,
@@ -126,6 +127,8 @@ def summary_lines(cases: list[dict], width: int | None = 160) -> list[str]:
         lines.append(f"per {label} (PASS/judged): " + "; ".join(parts))
     if t["vacuous"]:
         lines.append(tables.VACUOUS)
+    if tables.variant_note(cases):
+        lines.append(tables.variant_note(cases))
     if any(c.get("expected_verdict") for c in cases):
         lines.append(tables.KNOWN_DEVIATION)
     return lines

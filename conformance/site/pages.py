@@ -18,6 +18,7 @@ from conformance.load import experiment as experiments
 from conformance.results import diff as diff_mod
 from conformance.results import runs as runs_mod
 from conformance.site import svg
+from engines.dialects import variants
 
 HERE = Path(__file__).parent
 MAX_SOLUTIONS = 20
@@ -130,6 +131,7 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
         expectations = sorted(((i, c) for i, c in run.cases.items() if c.get("expected_verdict")), key=lambda x: x[0])
         page = env.get_template("engine.html").render(
             run=run, trend=svg.trend(points), stored=stored, expectations=expectations, case_pages=case_pages,
+            deviations=variants.VOCABULARY,
             live=loads_by_engine.get(run.engine, []), **dict(common, root="../"))
         (out / engine_pages[run.key]).write_text(page, encoding="utf-8")
         _badge(out, run)

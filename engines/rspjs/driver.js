@@ -3,8 +3,10 @@
 // package-lock.json.  It feeds each case's events to a fresh RSPEngine in application time and reports
 // what the engine emits; it does not correct the engine (see README.md for what rsp-js does).
 //
-// - The query goes to rsp-js exactly as the kit rendered it (standard RSP-QL: xsd:duration windows,
-//   FROM NAMED WINDOW <w> ON <s>); what rsp-js's line-based parser makes of it is rsp-js's answer.
+// - The query goes to rsp-js exactly as the kit rendered it.  The driver declares the syntax rsp-js's
+//   line-based parser reads (start answer, "syntax": ON STREAM, window sizes in ms, each WINDOW block on a
+//   line of its own), so the kit renders cases that way; the kit's syntax family still sends the standard
+//   form, and what rsp-js makes of that is rsp-js's answer.  The driver rewrites nothing.
 // - rsp-js prints its own logs with console.log; they go to stderr so stdout stays the protocol channel.
 // - Each R2R evaluation of rsp-js (one call of R2ROperator.execute) is one report: the bindings it
 //   streams out.  The report carries rsp-js's own time stamps, timestamp_from/timestamp_to of its first
@@ -185,7 +187,9 @@ function sendFinished(final) {
           // time-annotated data (rsp-js has neither)
         // no ask/construct: rsp-js evaluates with Comunica's queryBindings only; no istream/dstream:
         // REGISTER IStream/DStream is parsed and ignored (rsp-js always subscribes to RStream)
-        profile: PROFILE } });
+        profile: PROFILE,
+        // what rsp-js's parser reads instead of standard RSP-QL (dist/rspql.js; README.md#parser)
+        syntax: ["window-ms", "on-stream", "window-line"] } });
     } else if (msg.cmd === "run") {
       try {
         send(await run(msg));

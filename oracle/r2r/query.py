@@ -73,6 +73,10 @@ def _names(node: Any, found: set | None = None) -> set:
     return found
 
 
+#: expressions whose graph pattern rdflib leaves untranslated (no BGP inside): a pre-filter cannot see it
+UNTRANSLATED = {"Builtin_EXISTS", "Builtin_NOTEXISTS"}
+
+
 def _predicates(node: Any, found: set) -> bool:
     """Collect the constant predicates of every triple pattern; False if any predicate is not an IRI
     (a variable or a property path), in which case every triple may matter."""
@@ -83,6 +87,8 @@ def _predicates(node: Any, found: set) -> bool:
                     return False
                 found.add(p)
         if node.name in ("Graph", "ServiceGraphPattern", "DescribeQuery"):
+            return False
+        if node.name in UNTRANSLATED:  # rdflib keeps these patterns unparsed: their predicates are not read
             return False
         return all(_predicates(v, found) for v in node.values())
     if isinstance(node, (list, tuple)):

@@ -147,8 +147,10 @@ def _canonical_bnodes(keyed: list[dict[str, tuple]]) -> list[dict[str, tuple]]:
             for row in keyed:
                 for var, k in row.items():
                     if k == b:
+                        # a colour stands as ("bnode", colour): a tuple like every other key, so the
+                        # signature sorts whatever terms share a variable (a CONSTRUCT's ?o holds both)
                         sig.append((var, tuple(sorted(
-                            (v2, colour[k2] if k2[0] == "bnode" else k2) for v2, k2 in row.items()))))
+                            (v2, ("bnode", colour[k2]) if k2[0] == "bnode" else k2) for v2, k2 in row.items()))))
             new[b] = hashlib.sha1(repr(sorted(sig)).encode()).hexdigest()[:16]
         colour = new
     return [{v: (("bnode", colour[k]) if k[0] == "bnode" else k) for v, k in row.items()} for row in keyed]
