@@ -28,6 +28,7 @@ from conformance.results.runs import NotAligned, ReportError
 from conformance.run import adapters, checkadapter, sparkrun, sparqlsuite
 from conformance.run import reproduce as table2
 from conformance.site import pages as site
+from conformance.streams import convert
 from conformance.streams.generate import GeneratorError, check_params, write
 from engines.rspjs import versions
 from oracle.durations import parse_duration
@@ -245,6 +246,17 @@ def corpus_commands(sub) -> None:
 
 def engine_commands(sub) -> None:
     """spark run, check-adapter, load, reproduce, engines."""
+    p = sub.add_parser("convert", help="a stream file into an RDF Message Log or the kit's N-Quads form")
+    p.add_argument("input", help="N-Quads, TriG, YABench lines, a CSRBench folder, or an RDF Message Log")
+    p.add_argument("--format", choices=["nquads", "trig", "yabench", "csrbench", "messages"], default=None,
+                   help="the input's format (default: from its name; an RDF Message Log needs --format messages)")
+    p.add_argument("--to", choices=list(convert.OUTPUTS), required=True)
+    p.add_argument("--time-property", default=None, help="messages in: the IRI whose value times each message")
+    p.add_argument("--every", default=None, help="messages in: a fixed interval between messages (e.g. 1s)")
+    p.add_argument("--start", type=int, default=0, help="messages in, with --every: the first message's time (ms)")
+    p.add_argument("-o", "--output", default="-")
+    p.set_defaults(func=convert.main)
+
     p = sub.add_parser("spark", help="the Spark engine as a plain tool")
     spark_sub = p.add_subparsers(dest="spark_command", required=True)
     p = spark_sub.add_parser("run", help="run a query over a stream file, print reports as JSON Lines")

@@ -20,6 +20,7 @@ import yaml
 
 from conformance import schema as schemas
 from conformance.corpus import datapaths
+from conformance.streams import messages
 from conformance.streams import readers as streams
 from oracle import durations
 from oracle.durations import parse_duration
@@ -403,6 +404,14 @@ def load_stream(spec: dict, base: Path, data_root: Path | None, case_id: str = "
     else:
         raise CaseFileError(f"{case_id}: the stream names no source (elements, file, data or generator)")
     fmt = spec.get("format") or streams.guess_format(path)
+    if fmt == "messages":  # an RDF Message Log: one message, one element; the case says how messages are timed
+        if "time" not in spec:
+            raise CaseFileError(f"{case_id}: an RDF Message Log gives its messages no time: add stream.time, "
+                                "{property: <IRI of the time in each message>} or {every: 1s, start: 0}")
+        time = dict(spec["time"])
+        if "every" in time:
+            time["every"] = parse_duration(time["every"])
+        return messages.read(path, time, static)
     if fmt == "csrbench":
         return streams.csrbench(path, parse_duration(spec.get("interval", 1000)), bool(spec.get("event_graphs", False)), static)
     return streams.READERS[fmt](path, static)

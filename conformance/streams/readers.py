@@ -116,10 +116,10 @@ def csrbench(directory: Path, interval: int = 1000, event_graph: bool = False, s
         n = int(re.findall(r"\d+", path.stem)[-1])
         g = _parsed(Graph(), path, "turtle", "not valid Turtle")
         elements += elements_of(n * interval, g, event_graph, batch=n, source=str(path))
-    return _stream(elements, _static(static), str(directory))
+    return _stream(elements, static_triples(static), str(directory))
 
 
-def _static(path: Path | None) -> tuple:
+def static_triples(path: Path | None) -> tuple:
     if path is None:
         return ()
     return _sorted(_parsed(Graph(), path, None, "cannot read static data"))
@@ -135,7 +135,7 @@ def _parsed(graph, path: Path, fmt: str | None, problem: str):
     return graph
 
 
-def _time_value(obj, where: str) -> int:
+def time_value(obj, where: str) -> int:
     if isinstance(obj, Literal):
         if obj.datatype == XSD.dateTime:
             value = obj.toPython()
@@ -183,7 +183,7 @@ def _nquads_statements(path: Path, statements, static: Path | None) -> Stream:
         if len(terms) == 3 or terms[3] is None:
             s, p, o = terms[:3]
             if p in (TIME, GENERATED_AT):
-                times[s] = (_time_value(o, f"{path}:{lineno}"), lineno)
+                times[s] = (time_value(o, f"{path}:{lineno}"), lineno)
                 if s not in graphs:
                     graphs[s] = []
                     order.append(s)
@@ -204,7 +204,7 @@ def _graph_elements(order, graphs, times, path, static) -> Stream:
                                    f"'{g.n3()} <{TIME}> \"T\" .' (T in ms)")
         t, lineno = times[g]
         elements.append(Element(t, _sorted(graphs[g]), source=f"{path}:{lineno}"))
-    return _stream(elements, _static(static), str(path))
+    return _stream(elements, static_triples(static), str(path))
 
 
 PREFIX_DECLARATION = re.compile(r"(?:@prefix|PREFIX)\s+([A-Za-z][\w.-]*)?:\s*<([^<>\s]*)>", re.IGNORECASE)
@@ -264,7 +264,7 @@ def trig(path: Path, static: Path | None = None) -> Stream:
         if name not in first_line:
             first_line[name] = line
             names.append(name)
-    times = {s: (_time_value(o, f"{path}"), first_line.get(s, 0)) for s, p, o in default if p in (TIME, GENERATED_AT)}
+    times = {s: (time_value(o, f"{path}"), first_line.get(s, 0)) for s, p, o in default if p in (TIME, GENERATED_AT)}
     graphs = {name: contents(name) for name in names}
     return _graph_elements(names, graphs, times, path, static)
 
@@ -293,7 +293,7 @@ def yabench(path: Path, static: Path | None = None) -> Stream:
         return _yabench_line_by_line(path, lines, times, numbers, static)
     where = str(path)
     elements = [Element(t, (triple,), source=f"{where}:{n}") for t, triple, n in zip(times, triples, numbers)]
-    return _stream(elements, _static(static), where)
+    return _stream(elements, static_triples(static), where)
 
 
 def _yabench_line_by_line(path, lines, times, numbers, static) -> Stream:
@@ -304,7 +304,7 @@ def _yabench_line_by_line(path, lines, times, numbers, static) -> Stream:
         except SyntaxProblem as exc:
             raise StreamInputError(f"{path}:{lineno}: {exc}") from exc
         elements.append(Element(t, (terms,), source=f"{path}:{lineno}"))
-    return _stream(elements, _static(static), str(path))
+    return _stream(elements, static_triples(static), str(path))
 
 
 READERS = {"nquads": nquads, "trig": trig, "yabench": yabench}
