@@ -7,17 +7,16 @@ nodes up to isomorphism, literals as terms; CONSTRUCT results as graphs up to is
 from __future__ import annotations
 
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import rdflib
 from rdflib import Graph, Namespace, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import RDF
 from rdflib.query import Result
 
 from conformance.corpus import datapaths
+from conformance.streams.readers import literals_as_written
 
 MF = Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#")
 QT = Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-query#")
@@ -67,17 +66,6 @@ class SuiteTest:
             return g
         with open(self.result, "rb") as f:
             return Result.parse(f, format=RESULT_FORMATS[self.result.suffix])
-
-
-@contextmanager
-def literals_as_written():
-    """rdflib's parsers keep each literal's lexical form while this holds."""
-    before = rdflib.NORMALIZE_LITERALS
-    rdflib.NORMALIZE_LITERALS = False
-    try:
-        yield
-    finally:
-        rdflib.NORMALIZE_LITERALS = before
 
 
 def root(data_root: Path | None = None) -> Path:
