@@ -45,6 +45,8 @@ def pytest_addoption(parser):
                     help="a label stored in the report's run (e.g. nightly); repeatable")
     group.addoption("--case-timeout", type=float, default=300.0, help="seconds per case: the engine's run and the oracle's judging together (default 300)")
     group.addoption("--smoke", action="store_true", help="run only the smoke subset")
+    group.addoption("--strict-expectations", action="store_true",
+                    help="stop when the engine's expectations file has entries that name no case (else a warning)")
     group.addoption("--no-gracious", action="store_true", help="skip gracious-mode window reconstruction")
     group.addoption("--oracle-evaluator", choices=list(EVALUATORS), default="auto",
                     help="the oracle's SPARQL evaluator: auto (default: both on small windows, Oxigraph alone "
@@ -79,6 +81,7 @@ class Session:
         self.interrupted: str | None = None   # why it ended early, if it did
         self.experiment = None                # --load: the experiment; its loads' results below
         self.loads: list[dict] = []
+        self.warnings: list[str] = []         # said once in the terminal summary
 
     def executor(self):
         """The oracle's executor (``--oracle-executor``), made once per process so a Spark session is reused."""
@@ -238,6 +241,11 @@ def _corpus_root(config) -> Path:
     return Path(given) if given else datapaths.PROJECT / "cases"
 
 
+#: one failure type per bad verdict, so an expectation's xfail is met by its own verdict only
+VerdictFailed = {v: type(f"{v.capitalize()}Verdict", (pytest.fail.Exception,), {"__module__": __name__})
+                 for v in ("FAIL", "ERROR", "TIMEOUT")}
+
+
 def pytest_generate_tests(metafunc):
     if "rspconf_case" not in metafunc.fixturenames:
         return
@@ -247,6 +255,14 @@ def pytest_generate_tests(metafunc):
     if config.getoption("--smoke"):
         cases = [c for c in cases if c.smoke]
     known = session.known()
+    stale = expectations.unmatched(known, session.corpus())
+    if stale:
+        where = session.engine()[1].expectations
+        said = (f"{where}: {len(stale)} entr{'ies' if len(stale) != 1 else 'y'} name no case of the corpus "
+                f"({', '.join(stale[:5])}{', …' if len(stale) > 5 else ''}): a typo, or a case since removed")
+        if config.getoption("strict_expectations"):
+            raise pytest.UsageError(said)
+        session.warnings.append(said)
     if session.experiment is not None:  # --load: the experiment's loads, in its order
         by_id = {c.id: c for c in cases}
         unknown = [i for i in session.experiment.loads if i not in by_id]
@@ -260,8 +276,9 @@ def pytest_generate_tests(metafunc):
     for case in cases:
         marks = []
         entry = expectations.lookup(known, case)
-        if entry:
-            marks.append(pytest.mark.xfail(strict=True, reason=f"known {entry['verdict']}: {entry['reason']}"))
+        if entry:  # only the listed verdict satisfies it: an expected FAIL met by an ERROR is a failure
+            marks.append(pytest.mark.xfail(strict=True, raises=VerdictFailed[entry["verdict"]],
+                                           reason=f"known {entry['verdict']}: {entry['reason']}"))
         params.append(pytest.param(case, id=case.id, marks=marks))
     metafunc.parametrize("rspconf_case", params)
 
@@ -313,8 +330,8 @@ def rspconf_outcome(request, rspconf_case):
     data["expectation_link"] = known.get("link") if known else None
     request.node.user_properties.append((KEY, json.dumps(data)))
     if result.verdict in ("ERROR", "TIMEOUT"):
-        pytest.fail(f"{result.verdict}: {result.reason}" + (f"\n{result.error}" if result.error else ""),
-                    pytrace=False)
+        raise VerdictFailed[result.verdict](f"{result.verdict}: {result.reason}"
+                                            + (f"\n{result.error}" if result.error else ""), pytrace=False)
     if result.verdict in ("UNSUPPORTED", "SKIPPED"):
         pytest.skip(f"{result.verdict}: {result.reason}")
     return result
@@ -383,6 +400,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         wide = terminalreporter._tw.fullwidth if terminalreporter.isatty() else None
         for line in report.summary_lines(cases, wide):
             terminalreporter.write_line(line)
+    for said in dict.fromkeys(state.warnings):
+        terminalreporter.write_line(f"WARNING: {said}", yellow=True, bold=True)
     missing = [c for c in cases if c["verdict"] == "SKIPPED"]
     if missing:
         root = datapaths.data_root()

@@ -136,6 +136,55 @@ def test_expectations_are_strict_xfails(pytester):
     result.stdout.fnmatch_lines(["*XPASS(strict)*"])
 
 
+def test_an_expected_fail_met_by_an_error_is_a_failure_not_an_xfail(pytester):
+    """The expectation says FAIL; the engine now raises: that is news, not the known deviation."""
+    (pytester.path / "expectations.yaml").write_text("seed002.fig1:\n  verdict: FAIL\n  reason: answers nothing\n")
+    (pytester.path / "adapter.py").write_text(
+        "from pathlib import Path\n"
+        "from engines.faults import NullEngine\n"
+        "class Engine(NullEngine):\n"
+        "    def expectations_path(self):\n"
+        "        return Path(__file__).parent / 'expectations.yaml'\n"
+        "    def run(self, request):\n"
+        "        raise RuntimeError('the engine crashed')\n")
+    result = pytester.runpytest_inprocess(str(ROOT / "conformance"), "--engine", f"{pytester.path / 'adapter.py'}:Engine",
+                                          "-k", "seed002.fig1")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*ERROR: engine raised RuntimeError: the engine crashed*"])
+
+
+def test_expectations_that_name_no_case_are_a_warning_or_with_strict_a_usage_error(pytester):
+    (pytester.path / "expectations.yaml").write_text(
+        "seed002.fig1:\n  verdict: FAIL\n  reason: answers nothing\n"
+        "seed002.fgi2:\n  verdict: FAIL\n  reason: a typo in the id\n")
+    (pytester.path / "adapter.py").write_text(
+        "from pathlib import Path\n"
+        "from engines.faults import NullEngine\n"
+        "class Engine(NullEngine):\n"
+        "    def expectations_path(self):\n"
+        "        return Path(__file__).parent / 'expectations.yaml'\n")
+    args = [str(ROOT / "conformance"), "--engine", f"{pytester.path / 'adapter.py'}:Engine", "-k", "seed002.fig1"]
+    result = pytester.runpytest_inprocess(*args)
+    result.stdout.fnmatch_lines(["*WARNING: *expectations.yaml: 1 entry name no case of the corpus (seed002.fgi2)*"])
+    strict = pytester.runpytest_inprocess(*args, "--strict-expectations")
+    text = strict.stdout.str() + strict.stderr.str()
+    assert strict.ret != 0 and "1 entry name no case of the corpus (seed002.fgi2)" in text and "Traceback" not in text
+
+
+def test_a_declared_expectations_file_that_is_not_there_stops_the_run(pytester):
+    (pytester.path / "adapter.py").write_text(
+        "from pathlib import Path\n"
+        "from engines.faults import NullEngine\n"
+        "class Engine(NullEngine):\n"
+        "    def expectations_path(self):\n"
+        "        return Path(__file__).parent / 'expectatoins.yaml'\n")
+    result = pytester.runpytest_inprocess(str(ROOT / "conformance"), "--engine", f"{pytester.path / 'adapter.py'}:Engine",
+                                          "-k", "seed002.fig1")
+    text = result.stdout.str() + result.stderr.str()
+    assert result.ret != 0 and "expectatoins.yaml: the engine's expectations file is not there" in text
+    assert "Traceback" not in text
+
+
 def test_invalid_case_file_names_file_line_and_field(pytester):
     cases = pytester.path / "cases"
     cases.mkdir()

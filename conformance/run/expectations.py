@@ -30,8 +30,13 @@ class ExpectationsError(ValueError):
 
 
 def read(path: Path | None) -> dict[str, dict]:
-    if path is None or not Path(path).exists():
+    """The entries of the file an engine declares (None: it declares none).  A declared file that is not
+    there is an error: a typo in its path must not switch every expectation off."""
+    if path is None:
         return {}
+    if not Path(path).is_file():
+        raise ExpectationsError(f"{path}: the engine's expectations file is not there; give the right path "
+                                "(--engine-option expectations=PATH for a cmd: engine) or declare none")
     data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict):
         raise ExpectationsError(f"{path}: expected a mapping of case id → {{verdict, reason, link}}")
@@ -40,6 +45,13 @@ def read(path: Path | None) -> dict[str, dict]:
             raise ExpectationsError(f"{path}: entry {case_id!r} needs 'verdict' (one of {sorted(ALLOWED)}) "
                                     "and a 'reason'")
     return data
+
+
+def unmatched(known: dict[str, dict], cases) -> list[str]:
+    """The entries that name no case (by full id, base id or pattern): a typo, or a case since removed."""
+    ids = {c.id for c in cases} | {c.base_id for c in cases}
+    return [key for key in known
+            if key not in ids and not ("*" in key and any(fnmatchcase(c.id, key) for c in cases))]
 
 
 def lookup(known: dict[str, dict], case) -> dict | None:
