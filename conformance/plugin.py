@@ -20,6 +20,7 @@ import pytest
 from conformance.corpus import datapaths
 from conformance.corpus.cases import CaseFileError, load_corpus, variant
 from conformance.load import experiment as experiments
+from conformance.results import tables
 from conformance.run import adapters, expectations, report
 from conformance.run.harness import CaseResult, run_case
 from conformance.run.progress import Progress
@@ -330,8 +331,9 @@ def rspconf_outcome(request, rspconf_case):
     data["expectation_link"] = known.get("link") if known else None
     request.node.user_properties.append((KEY, json.dumps(data)))
     if result.verdict in ("ERROR", "TIMEOUT"):
-        raise VerdictFailed[result.verdict](f"{result.verdict}: {result.reason}"
-                                            + (f"\n{result.error}" if result.error else ""), pytrace=False)
+        raise VerdictFailed[result.verdict](tables.printable(f"{result.verdict}: {result.reason}"
+                                                             + (f"\n{result.error}" if result.error else ""),
+                                                             keep_lines=True), pytrace=False)
     if result.verdict in ("UNSUPPORTED", "SKIPPED"):
         pytest.skip(f"{result.verdict}: {result.reason}")
     return result

@@ -3,7 +3,8 @@
 Modes: ok (empty windows at t0 = 0, like the reference profile), garbage (prints a log line on stdout),
 crash (exits 3 on run), hang (never answers a run), unsupported, error, badinfo (start answer without
 a profile), wrongseq; live runs: livegarbage (a log line on stdout on push), livecrash (dies on push);
-badsyntax (an RSP-QL engine declaring a syntax deviation the kit does not know).
+badsyntax (an RSP-QL engine declaring a syntax deviation the kit does not know); escapes (an error text
+with terminal escape sequences).
 """
 
 import json
@@ -46,6 +47,8 @@ for line in sys.stdin:
             send({"seq": msg["seq"], "unsupported": "no windows here"})
         elif mode == "error":
             send({"seq": msg["seq"], "error": "query did not parse"})
+        elif mode == "escapes":  # an error text that would overwrite the row on a terminal
+            send({"seq": msg["seq"], "error": "boom\r\x1b[2K\x1b[32mseed002.fig1 PASS\x1b[0m"})
         elif mode == "halfline":
             sys.stdout.write('{"seq": 1, "repo')  # half a line, then death
             sys.stdout.flush()

@@ -285,3 +285,14 @@ def test_progress_is_a_status_line_on_a_terminal_and_quiet_in_a_log_unless_verbo
     verbose.close()
     assert quiet == [] and log and all(line.startswith("rspconf: weather.filter-load: oracle judging")
                                        and line.endswith("\n") for line in log)
+
+
+def test_terminal_escapes_from_an_engine_are_shown_not_obeyed():
+    """An engine's error text with a carriage return and ANSI sequences cannot overwrite its ERROR row with a
+    fake PASS: the summary and the failure show the escapes as text."""
+    fake = Path(__file__).resolve().parent / "fake_engine.py"
+    out = pytest_run("--engine", f"cmd:{sys.executable} {fake} escapes", "-k", "edges.border")
+    assert "\x1b" not in out.stdout and "\r" not in out.stdout.replace("\r\n", "\n")
+    assert "boom\\r\\x1b[2K\\x1b[32mseed002.fig1 PASS" in out.stdout
+    row = next(line for line in out.stdout.splitlines() if line.startswith("edges.border "))
+    assert row.split()[1] == "ERROR" and "PASS" not in row.split("boom")[0]

@@ -34,7 +34,7 @@ def headline(run: Run) -> str:
     must_text = f"; must {must['PASS']}/{must['PASS'] + must['FAIL']} judged" if must else ""
     state = "" if run.complete else (f" — INCOMPLETE: {run.info.get('finished')} of {run.info.get('selected')} "
                                      "cases finished; the counts cover only those")
-    return f"{run.key} ({run.started}): {counts} of {t['total']}{must_text}{in_variant(run)}{state}"
+    return tables.printable(f"{run.key} ({run.started}): {counts} of {t['total']}{must_text}{in_variant(run)}{state}")
 
 
 def in_variant(run: Run) -> str:

@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import re
+
 #: the footnote every per-case table prints under a ``*``
 KNOWN_DEVIATION = "* a known deviation listed in the engine's expectations file"
 #: the footnote under a ``(vac)``
 VACUOUS = ("(vac) a vacuous PASS: the explanation expects no report although the stream has data, so nothing was "
            "compared")
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text, keep_lines: bool = False) -> str:
+    """Text from an engine (a reason, an error, a name) safe to print on a terminal: every control
+    character shown as its escape (``\\x1b``), so an engine cannot move the cursor or recolour a row;
+    newlines and tabs are kept only with ``keep_lines``."""
+    text = str(text)
+    if not keep_lines:
+        text = text.replace("\n", "\\n").replace("\t", "\\t")
+    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
 
 
 def fmt_ratio(x) -> str:
@@ -44,7 +59,7 @@ def _md_cell(value) -> str:
 def render(headers: list[str], rows: list[list], fmt: str, width: int | None = None) -> str:
     """``fmt`` terminal: aligned columns, the last one cut at ``width`` (None: whole); markdown: a
     GitHub table."""
-    rows = [[str(v) for v in r] for r in rows]
+    rows = [[printable(v) for v in r] for r in rows]
     if fmt == "markdown":
         out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
         out += ["| " + " | ".join(_md_cell(v) for v in r) + " |" for r in rows]

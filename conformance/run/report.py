@@ -111,9 +111,10 @@ def summary_lines(cases: list[dict], width: int | None = 160) -> list[str]:
     lines = [head, "-" * min(width or 200, len(head) + 40)]
     for c in cases:
         t0 = c["explanation"]["t0"] if c.get("explanation") else "-"
-        row = (f"{c['id'][:idw]:<{idw}} {tables.verdict_cell(c):<11} {tables.windows_cell(c):>8} "
+        row = (f"{tables.printable(c['id'])[:idw]:<{idw}} {tables.verdict_cell(c):<11} {tables.windows_cell(c):>8} "
                f"{tables.fmt_ratio(c.get('mean_precision')):>5} {tables.fmt_ratio(c.get('mean_recall')):>5} {str(t0):>7}  ")
-        lines.append(row + (c["reason"] if width is None else c["reason"][: max(20, width - len(row))]))
+        why = tables.printable(c["reason"])
+        lines.append(row + (why if width is None else why[: max(20, width - len(row))]))
     t = totals(cases)
     lines.append("")
     lines.append("totals: " + ", ".join(f"{v} {n}" + (f" ({t['vacuous']} vacuous)" if v == "PASS" and t["vacuous"] else "")
