@@ -107,7 +107,14 @@ def request_message(seq: int, request: RunRequest) -> dict:
 
 
 def reports_from(message: dict) -> list[ObservedReport]:
-    return [jsonl.parse_report(r) for r in message["reports"]]
+    """The run answer's reports; one that is garbage is a protocol error naming the report and the field."""
+    out = []
+    for i, report in enumerate(message["reports"]):
+        try:
+            out.append(jsonl.parse_report(report))
+        except jsonl.BadReport as exc:
+            raise ProtocolError(f"report {i} of the run answer: {exc}") from None
+    return out
 
 
 _LIVE: "weakref.WeakSet[EngineProcess]" = weakref.WeakSet()

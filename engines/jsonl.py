@@ -55,9 +55,17 @@ def parse_line(line: str) -> ObservedReport:
     return parse_report(json.loads(line))
 
 
+class BadReport(ValueError):
+    """A report that is not one (its window ends before it opens): the engine's output is garbage there."""
+
+
 def parse_report(data: dict) -> ObservedReport:
-    """One report object (a line of the format, or an item of a protocol run answer)."""
+    """One report object (a line of the format, or an item of a protocol run answer); a window whose close
+    comes before its opening is :class:`BadReport`, naming the field."""
     window = tuple(data["window"]) if data.get("window") else None
+    if window is not None and window[1] < window[0]:
+        raise BadReport(f"field window: [{window[0]}, {window[1]}] closes before it opens; a report's window is "
+                        "[opening, close] with opening <= close")
     if "boolean" in data:
         return ObservedReport(bool(data["boolean"]), tau=data.get("tau"), window=window)
     rows = [{k: json_term(v) for k, v in row.items()} for row in data.get("solutions", [])]

@@ -4,7 +4,7 @@ Modes: ok (empty windows at t0 = 0, like the reference profile), garbage (prints
 crash (exits 3 on run), hang (never answers a run), unsupported, error, badinfo (start answer without
 a profile), wrongseq; live runs: livegarbage (a log line on stdout on push), livecrash (dies on push);
 badsyntax (an RSP-QL engine declaring a syntax deviation the kit does not know); escapes (an error text
-with terminal escape sequences).
+with terminal escape sequences); badwindow (a report whose window closes before it opens).
 """
 
 import json
@@ -64,6 +64,8 @@ for line in sys.stdin:
             while times and o <= times[-1]:
                 reports.append({"tau": o + w["range"], "window": [o, o + w["range"]], "solutions": []})
                 o += w["slide"]
+            if mode == "badwindow":  # a window that closes before it opens: garbage, not an extra report
+                reports.append({"tau": 10000, "window": [10000, 0], "solutions": []})
             send({"seq": msg["seq"], "reports": reports})
     elif msg["cmd"] == "live":
         send({"seq": msg["seq"], "ready": True})

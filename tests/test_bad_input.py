@@ -296,3 +296,34 @@ def test_terminal_escapes_from_an_engine_are_shown_not_obeyed():
     assert "boom\\r\\x1b[2K\\x1b[32mseed002.fig1 PASS" in out.stdout
     row = next(line for line in out.stdout.splitlines() if line.startswith("edges.border "))
     assert row.split()[1] == "ERROR" and "PASS" not in row.split("boom")[0]
+
+
+def test_a_report_whose_window_closes_before_it_opens_is_an_error_naming_the_field():
+    fake = Path(__file__).resolve().parent / "fake_engine.py"
+    out = pytest_run("--engine", f"cmd:{sys.executable} {fake} badwindow", "-k", "edges.border")
+    row = next(line for line in out.stdout.splitlines() if line.startswith("edges.border "))
+    assert row.split()[1] == "ERROR", row
+    assert "field window: [10000, 0] closes before it opens" in out.stdout
+    assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_a_params_grid_past_the_limit_is_refused_naming_the_case_and_the_count(tmp_path, capsys):
+    values = ", ".join(str(i) for i in range(101))
+    (tmp_path / "grid.yaml").write_text(f"""schema_version: 1
+family: grid
+title: t
+cases:
+  - id: big
+    title: t
+    spec: [test]
+    level: must
+    capabilities: [time-window]
+    stream: {{elements: [{{t: 1, turtle: "<http://e/a> <http://e/p> <http://e/o> ."}}]}}
+    query:
+      r2r: "SELECT * WHERE {{ ?s ?p ?o FILTER(?o != {{{{a}}}} && ?o != {{{{b}}}}) }}"
+      window: {{range: 10ms, slide: 10ms}}
+    params: {{a: [{values}], b: [{values}]}}
+""", encoding="utf-8")
+    assert cli.main(["lint", "--fast", "--cases", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "case 'big': its params grid makes 10,201 cases; the kit expands at most 1,000 per case" in err

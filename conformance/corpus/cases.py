@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -172,12 +173,20 @@ def _prefix_block(prefixes: dict[str, str]) -> str:
     return "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in sorted(prefixes.items()))
 
 
+#: the most cases one params grid may make (a grid of a million would eat gigabytes before any output)
+MAX_GRID = 1000
+
+
 def expand(data: dict, path: Path) -> list[Case]:
     """All concrete cases of a validated family, in file order then grid order."""
     out = []
     for index, raw in enumerate(data["cases"]):
         grid = raw.get("params", {})
         names = list(grid)
+        size = math.prod(len(grid[n]) for n in names) if names else 1
+        if size > MAX_GRID:
+            raise CaseFileError(f"{path}: case {raw.get('id')!r}: its params grid makes {size:,} cases; the kit "
+                                f"expands at most {MAX_GRID:,} per case: split it, or give fewer values")
         for combo in itertools.product(*(grid[n] for n in names)) if names else [()]:
             out.append(_one(data, index, dict(zip(names, combo)), path))
     return out

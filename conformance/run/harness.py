@@ -17,6 +17,7 @@ from typing import Any
 from conformance.corpus.about import about
 from conformance.corpus.cases import Case, CaseFileError, DataMissing
 from conformance.streams.readers import StreamInputError
+from engines.command import EngineProcessError
 from engines.contract import EngineInfo, RunRequest, Unsupported
 from engines.dialects import variants
 from engines.dialects.render import Inexpressible, render
@@ -223,10 +224,13 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     except Unsupported as exc:
         return done("UNSUPPORTED", f"engine refused: {exc}")
     except Exception as exc:  # noqa: BLE001 - any engine failure is an ERROR, never a FAIL
-        trace = getattr(exc, "__rspconf_trace__", None) or traceback.format_exc()
         tail = getattr(exc, "stderr_tail", None)
-        return done("ERROR", f"engine raised {type(exc).__name__}: {exc}",
-                    (trace + ("\n--- engine stderr (tail) ---\n" + tail if tail else ""))[-8000:])
+        # an engine process's trouble is said in the kit's words, with the engine's own stderr: the kit's
+        # Python frames would say nothing about the engine; an in-process adapter's trace is its own
+        trace = "" if isinstance(exc, EngineProcessError) else (getattr(exc, "__rspconf_trace__", None)
+                                                                or traceback.format_exc())
+        detail = trace + ("\n--- engine stderr (tail) ---\n" + tail if tail else "")
+        return done("ERROR", f"engine raised {type(exc).__name__}: {exc}", detail.strip()[-8000:] or None)
     if not isinstance(reports, list):
         return done("ERROR", f"engine returned {type(reports).__name__}, not a list of reports")
     say(f"{case.id}: oracle judging")
