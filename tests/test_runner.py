@@ -248,3 +248,21 @@ def test_an_engine_with_one_declared_r2s_is_judged_under_it_and_the_verdict_says
     result = run_case(case, declared, declared.info())
     assert result.verdict == "PASS"
     assert result.reason.startswith("[judged under the engine's declared R2S istream; the case asks dstream]")
+
+
+def test_an_istream_only_engine_runs_the_istream_cases_of_a_grid():
+    """A grid case's capabilities follow its parameter values: declaring istream without dstream, the
+    [r2s=istream] combinations run and only the [r2s=dstream] ones are UNSUPPORTED."""
+    from dataclasses import replace
+
+    from conformance.corpus.cases import load_corpus
+    from conformance.run.harness import run_case
+    from engines.reference import ReferenceEngine
+
+    cases = {c.id: c for c in load_corpus(ROOT / "cases")}
+    engine = ReferenceEngine()
+    info = replace(engine.info(), capabilities=engine.info().capabilities - {"dstream"})
+    assert run_case(cases["r2s.growing-bag[r2s=istream]"], engine, info).verdict == "PASS"
+    dstream = run_case(cases["r2s.growing-bag[r2s=dstream]"], engine, info)
+    assert (dstream.verdict, dstream.reason) == ("UNSUPPORTED", "engine lacks capability dstream")
+    assert cases["r2s.sliding[r2s=istream]"].capabilities == ("time-window", "sliding-window", "istream")

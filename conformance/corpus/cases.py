@@ -192,6 +192,16 @@ def expand(data: dict, path: Path) -> list[Case]:
     return out
 
 
+def own_capabilities(raw: dict, params: dict) -> tuple[str, ...]:
+    """A grid case's capabilities follow its parameter values: a capability that is one of a parameter's
+    values (``r2s: [istream, dstream]`` with capabilities ``[istream, dstream]``) is demanded only by the
+    combination that takes that value, so an Istream-only engine runs the ``[r2s=istream]`` cases."""
+    grid = raw.get("params", {})
+    others = {str(v) for name, values in grid.items() for v in values if str(v) != str(params.get(name))}
+    chosen = {str(v) for v in params.values()}
+    return tuple(c for c in raw["capabilities"] if c not in others or c in chosen)
+
+
 def _one(data: dict, index: int, params: dict, path: Path) -> Case:
     """The case ``index`` of a family for one combination of its parameters."""
     family = data["family"]
@@ -223,7 +233,7 @@ def _one(data: dict, index: int, params: dict, path: Path) -> Case:
                             "an engine, is wrong here")
     return Case(
         id=base_id + suffix, base_id=base_id, family=family, title=raw["title"],
-        spec=tuple(raw["spec"]), level=raw["level"], capabilities=tuple(raw["capabilities"]),
+        spec=tuple(raw["spec"]), level=raw["level"], capabilities=own_capabilities(raw, params),
         smoke=bool(raw.get("smoke", False)), params=tuple(params.items()),
         stream_spec=_with_prefixes(_substitute(raw["stream"], params, where), prefixes),
         query={"r2r": r2r, "stream_iri": query.get("stream_iri", "http://example.org/stream"),
