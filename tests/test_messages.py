@@ -83,6 +83,11 @@ def test_10_repeated_prefixes_across_messages():
     assert quads(text, "turtle") == [[("one/s", "one/p", "one/o", None)], [("two/s", "two/p", "two/o", None)]]
 
 
+def test_a_delimiter_right_after_a_sparql_style_prefix_line():
+    text = f'VERSION "1.2-messages"\nPREFIX ex: <{EX}>\nMESSAGE\nex:s1 ex:p ex:o1 .\n'
+    assert quads(text, "turtle") == [[], [("s1", "p", "o1", None)]]
+
+
 def test_11_message_boundary_after_a_graph_block():
     text = f'VERSION "1.2-messages"\n<{EX}g> {{\n  <{EX}a> <{EX}b> <{EX}c> .\n}}\nMESSAGE\n<{EX}d> <{EX}e> <{EX}f> .\n'
     assert quads(text) == [[("a", "b", "c", "g")], [("d", "e", "f", None)]]

@@ -117,20 +117,26 @@ def test_plugin_end_to_end_with_json_report(pytester, engine, outcome):
     assert {c["verdict"] for c in doc["cases"]} == {verdict}
 
 
-def test_expectations_are_strict_xfails(pytester):
-    adapter = pytester.path / "adapter.py"
-    (pytester.path / "expectations.yaml").write_text(
-        "seed002.fig1:\n  verdict: FAIL\n  reason: answers nothing\n"
-        "seed002.fig2:\n  verdict: FAIL\n  reason: claimed broken, but it is not\n")
-    adapter.write_text(
+def null_engine_with_expectations(folder, file: str = "expectations.yaml", run: str = "") -> str:
+    """An in-process adapter (the null engine) declaring ``folder/file`` as its expectations file, with
+    ``run`` as its run method's body if given; its --engine value."""
+    (folder / "adapter.py").write_text(
         "from pathlib import Path\n"
         "from engines.faults import NullEngine\n"
         "class Engine(NullEngine):\n"
         "    def expectations_path(self):\n"
-        "        return Path(__file__).parent / 'expectations.yaml'\n"
-        "    def run(self, request):\n"
-        "        return [] if request.case_id == 'seed002.fig1' else super(NullEngine, self).run(request)\n")
-    result = pytester.runpytest_inprocess(str(ROOT / "conformance"), "--engine", f"{adapter}:Engine", "-k", "seed002")
+        f"        return Path(__file__).parent / {file!r}\n"
+        + (f"    def run(self, request):\n        {run}\n" if run else ""))
+    return f"{folder / 'adapter.py'}:Engine"
+
+
+def test_expectations_are_strict_xfails(pytester):
+    (pytester.path / "expectations.yaml").write_text(
+        "seed002.fig1:\n  verdict: FAIL\n  reason: answers nothing\n"
+        "seed002.fig2:\n  verdict: FAIL\n  reason: claimed broken, but it is not\n")
+    engine = null_engine_with_expectations(
+        pytester.path, run="return [] if request.case_id == 'seed002.fig1' else super(NullEngine, self).run(request)")
+    result = pytester.runpytest_inprocess(str(ROOT / "conformance"), "--engine", engine, "-k", "seed002")
     # fig1 fails as expected (xfail); fig2 passes although listed: strict xfail turns it into a failure
     result.assert_outcomes(xfailed=1, failed=1)
     result.stdout.fnmatch_lines(["*XPASS(strict)*"])
@@ -139,16 +145,8 @@ def test_expectations_are_strict_xfails(pytester):
 def test_an_expected_fail_met_by_an_error_is_a_failure_not_an_xfail(pytester):
     """The expectation says FAIL; the engine now raises: that is news, not the known deviation."""
     (pytester.path / "expectations.yaml").write_text("seed002.fig1:\n  verdict: FAIL\n  reason: answers nothing\n")
-    (pytester.path / "adapter.py").write_text(
-        "from pathlib import Path\n"
-        "from engines.faults import NullEngine\n"
-        "class Engine(NullEngine):\n"
-        "    def expectations_path(self):\n"
-        "        return Path(__file__).parent / 'expectations.yaml'\n"
-        "    def run(self, request):\n"
-        "        raise RuntimeError('the engine crashed')\n")
-    result = pytester.runpytest_inprocess(str(ROOT / "conformance"), "--engine", f"{pytester.path / 'adapter.py'}:Engine",
-                                          "-k", "seed002.fig1")
+    engine = null_engine_with_expectations(pytester.path, run="raise RuntimeError('the engine crashed')")
+    result = pytester.runpytest_inprocess(str(ROOT / "conformance"), "--engine", engine, "-k", "seed002.fig1")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*ERROR: engine raised RuntimeError: the engine crashed*"])
 
@@ -157,13 +155,7 @@ def test_expectations_that_name_no_case_are_a_warning_or_with_strict_a_usage_err
     (pytester.path / "expectations.yaml").write_text(
         "seed002.fig1:\n  verdict: FAIL\n  reason: answers nothing\n"
         "seed002.fgi2:\n  verdict: FAIL\n  reason: a typo in the id\n")
-    (pytester.path / "adapter.py").write_text(
-        "from pathlib import Path\n"
-        "from engines.faults import NullEngine\n"
-        "class Engine(NullEngine):\n"
-        "    def expectations_path(self):\n"
-        "        return Path(__file__).parent / 'expectations.yaml'\n")
-    args = [str(ROOT / "conformance"), "--engine", f"{pytester.path / 'adapter.py'}:Engine", "-k", "seed002.fig1"]
+    args = [str(ROOT / "conformance"), "--engine", null_engine_with_expectations(pytester.path), "-k", "seed002.fig1"]
     result = pytester.runpytest_inprocess(*args)
     result.stdout.fnmatch_lines(["*WARNING: *expectations.yaml: 1 entry name no case of the corpus (seed002.fgi2)*"])
     strict = pytester.runpytest_inprocess(*args, "--strict-expectations")
@@ -172,14 +164,8 @@ def test_expectations_that_name_no_case_are_a_warning_or_with_strict_a_usage_err
 
 
 def test_a_declared_expectations_file_that_is_not_there_stops_the_run(pytester):
-    (pytester.path / "adapter.py").write_text(
-        "from pathlib import Path\n"
-        "from engines.faults import NullEngine\n"
-        "class Engine(NullEngine):\n"
-        "    def expectations_path(self):\n"
-        "        return Path(__file__).parent / 'expectatoins.yaml'\n")
-    result = pytester.runpytest_inprocess(str(ROOT / "conformance"), "--engine", f"{pytester.path / 'adapter.py'}:Engine",
-                                          "-k", "seed002.fig1")
+    engine = null_engine_with_expectations(pytester.path, "expectatoins.yaml")
+    result = pytester.runpytest_inprocess(str(ROOT / "conformance"), "--engine", engine, "-k", "seed002.fig1")
     text = result.stdout.str() + result.stderr.str()
     assert result.ret != 0 and "expectatoins.yaml: the engine's expectations file is not there" in text
     assert "Traceback" not in text

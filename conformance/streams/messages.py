@@ -31,6 +31,9 @@ _DIRECTIVE = re.compile(r"@prefix\s+\S*\s*<[^>]*>\s*\.|@base\s*<[^>]*>\s*\.|(?:P
                         re.IGNORECASE)
 
 
+_SPARQL_DIRECTIVE = re.compile(r"[ \t]*(?:PREFIX|BASE)\b", re.IGNORECASE)
+
+
 class MessagesError(StreamInputError):
     """A document that is not an RDF Message Log (the message names the line and what is wrong)."""
 
@@ -134,6 +137,8 @@ def _delimiters(text: str, where: str) -> list[tuple[int, int]]:
             depth = max(0, depth - 1)
         if not ch.isspace():
             at_statement = ch in ".{}"
+        elif ch == "\n" and _SPARQL_DIRECTIVE.match(text, text.rfind("\n", 0, i) + 1):
+            at_statement = True  # a SPARQL-style PREFIX or BASE line ends without a dot
         i += 1
     return found
 
