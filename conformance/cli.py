@@ -179,6 +179,8 @@ def earl(args) -> int:
         fmt = earl_mod.write(gathered, Path(args.output))
     except ValueError as exc:
         return _usage(str(exc))
+    except OSError as exc:
+        return _usage(f"-o {args.output}: cannot write there ({exc.strerror}); give a path in a folder you can write")
     print(f"wrote {args.output} ({fmt}): {sum(len(r.cases) for r in gathered)} assertions for {len(gathered)} run(s)")
     return 0
 

@@ -165,6 +165,9 @@ def pytest_configure(config):
     report_path = config.getoption("--report", None)
     if report_path and not hasattr(config, "workerinput"):
         # a run that finishes nothing (a usage error below, say) must not leave an older report for CI to read
+        problem = report.replaceable(Path(report_path))
+        if problem:
+            raise pytest.UsageError(f"--report {report_path}: {problem}")
         Path(report_path).unlink(missing_ok=True)
     given = config.getoption("data_root", None)
     if given:

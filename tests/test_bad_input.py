@@ -327,3 +327,29 @@ cases:
     assert cli.main(["lint", "--fast", "--cases", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "case 'big': its params grid makes 10,201 cases; the kit expands at most 1,000 per case" in err
+
+
+@pytest.mark.parametrize("where, says", [
+    ("folder", "is a folder; give a file path"),
+    ("/proc/nope/r.json", "cannot write there"),
+    ("README.md", "exists and is not an rspconf run report; the kit removes only its own reports"),
+], ids=["a-folder", "unwritable", "not-a-report"])
+def test_a_report_path_that_cannot_take_the_report_is_refused_before_the_run(tmp_path, where, says):
+    target = {"folder": str(tmp_path), "README.md": str(tmp_path / "README.md")}.get(where, where)
+    if where == "README.md":
+        (tmp_path / "README.md").write_text("# my notes\n", encoding="utf-8")
+    out = pytest_run("--report", target, "-k", "edges.border")
+    assert out.returncode == 4, out.stdout[-2000:] + out.stderr
+    assert f"--report {target}: {says}" in out.stderr and "Traceback" not in out.stderr
+    assert "passed" not in out.stdout  # nothing ran
+    if where == "README.md":
+        assert (tmp_path / "README.md").read_text(encoding="utf-8") == "# my notes\n"  # not removed
+
+
+def test_earl_into_a_place_it_cannot_write_is_one_line(tmp_path, capsys):
+    from tests import reportmaker as rm
+
+    path = rm.write(tmp_path / "r.json", "eng", "1", [rm.case("fam.a", "PASS")])
+    assert cli.main(["earl", str(path), "-o", "/proc/nope/earl.ttl"]) == 2
+    err = capsys.readouterr().err
+    assert "-o /proc/nope/earl.ttl: cannot write there" in err and "Traceback" not in err

@@ -91,6 +91,29 @@ def incomplete_line(run: dict) -> str | None:
     return f"INCOMPLETE RUN: {run.get('finished', 0)}{of} cases finished{why}; the totals cover only those"
 
 
+def replaceable(path: Path) -> str | None:
+    """Why ``path`` cannot take this run's report, said before the run starts (None: it can): a folder, a
+    folder that cannot be made or written, or an existing file that is not a run report (never removed)."""
+    if path.is_dir():
+        return "is a folder; give a file path (e.g. report.json)"
+    if path.exists():
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            doc = None
+        if not (isinstance(doc, dict) and doc.get("schema_version") == SCHEMA_VERSION and "run" in doc
+                and "cases" in doc):
+            return "exists and is not an rspconf run report; the kit removes only its own reports: give another path"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        probe = path.with_name(f".{path.name}.{os.getpid()}.probe")
+        probe.write_text("", encoding="utf-8")
+        probe.unlink()
+    except OSError as exc:
+        return f"cannot write there ({exc.strerror}); give a path in a folder you can write"
+    return None
+
+
 def write(path: Path, doc: dict) -> None:
     """Validate and write atomically (a temporary file renamed into place): a reader never sees half a
     report, and an old report is replaced whole."""
