@@ -8,6 +8,8 @@ import os
 import sys
 from pathlib import Path
 
+from rdflib import URIRef
+
 from conformance.streams import messages
 from conformance.streams import readers as streams
 from oracle.durations import parse_duration
@@ -18,12 +20,8 @@ OUTPUTS = ("messages", "nquads")
 
 def nquads(stream: Stream) -> str:
     """The kit's N-Quads form of a stream (static data is not part of it: give it to the case apart)."""
-    lines = []
-    for i, element in enumerate(stream.elements):
-        graph = f"<urn:rspconf:element:{i}>"
-        lines.append(f"{graph} <{streams.TIME}> \"{element.t}\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n")
-        lines += [f"{s.n3()} {p.n3()} {o.n3()} {graph} .\n" for s, p, o in element.triples]
-    return "".join(lines)
+    return "".join(streams.nquads_element(URIRef(f"urn:rspconf:element:{i}"), element.t, element.triples)
+                   for i, element in enumerate(stream.elements))
 
 
 def read(path: Path, fmt: str | None, time: dict | None) -> Stream:

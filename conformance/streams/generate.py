@@ -17,7 +17,7 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
 from conformance.streams.bulk import cyclic_gc_paused
-from conformance.streams.readers import TIME
+from conformance.streams.readers import TIME, nquads_element
 from oracle.model import Element, Stream
 
 MASK48 = (1 << 48) - 1
@@ -268,9 +268,7 @@ def write(model: str, fmt: str, out, **params) -> int:
             for s, p, o in triples:
                 out.write(f'{s.n3()} {p.n3()} {o.n3()} "{t}" .\n')
         elif fmt == "nquads":
-            for s, p, o in triples:
-                out.write(f"{s.n3()} {p.n3()} {o.n3()} {name.n3()} .\n")
-            out.write(f'{name.n3()} <{TIME}> "{t}"^^<{XSD.long}> .\n')
+            out.write(nquads_element(name, t, triples))
         elif fmt == "trig":
             out.write(f"{name.n3()} {{\n")
             for s, p, o in triples:

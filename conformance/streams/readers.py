@@ -41,6 +41,13 @@ TIME = URIRef(RSPCONF + "time")
 GENERATED_AT = URIRef("http://www.w3.org/ns/prov#generatedAtTime")
 
 
+def nquads_element(name, t: int, triples) -> str:
+    """One element in the kit's N-Quads form: its triples in graph ``name``, then ``name rspconf:time t``
+    in the default graph (what :func:`nquads` reads back)."""
+    return ("".join(f"{s.n3()} {p.n3()} {o.n3()} {name.n3()} .\n" for s, p, o in triples)
+            + f'{name.n3()} <{TIME}> "{t}"^^<{XSD.long}> .\n')
+
+
 class StreamInputError(ValueError):
     """Bad stream input; the message names the file/line and says what to do."""
 
