@@ -217,6 +217,7 @@ def parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="command", required=True)
     corpus_commands(sub)
     engine_commands(sub)
+    study_commands(sub)
     results_commands(sub)
     return top
 
@@ -247,18 +248,7 @@ def corpus_commands(sub) -> None:
 
 
 def engine_commands(sub) -> None:
-    """spark run, check-adapter, load, reproduce, engines."""
-    p = sub.add_parser("convert", help="a stream file into an RDF Message Log or the kit's N-Quads form")
-    p.add_argument("input", help="N-Quads, TriG, YABench lines, a CSRBench folder, or an RDF Message Log")
-    p.add_argument("--format", choices=["nquads", "trig", "yabench", "csrbench", "messages"], default=None,
-                   help="the input's format (default: from its name; an RDF Message Log needs --format messages)")
-    p.add_argument("--to", choices=list(convert.OUTPUTS), required=True)
-    p.add_argument("--time-property", default=None, help="messages in: the IRI whose value times each message")
-    p.add_argument("--every", default=None, help="messages in: a fixed interval between messages (e.g. 1s)")
-    p.add_argument("--start", type=int, default=0, help="messages in, with --every: the first message's time (ms)")
-    p.add_argument("-o", "--output", default="-")
-    p.set_defaults(func=convert.main)
-
+    """spark run, check-adapter, load, engines."""
     p = sub.add_parser("spark", help="the Spark engine as a plain tool")
     spark_sub = p.add_subparsers(dest="spark_command", required=True)
     p = spark_sub.add_parser("run", help="run a query over a stream file, print reports as JSON Lines")
@@ -298,6 +288,23 @@ def engine_commands(sub) -> None:
     p.add_argument("--data-root", default=None)
     p.set_defaults(func=load_command)
 
+    p = sub.add_parser("engines", help="list the engines --engine accepts")
+    p.set_defaults(func=engines)
+
+
+def study_commands(sub) -> None:
+    """convert, reproduce, sparql-suite: the data and the published results the kit works from."""
+    p = sub.add_parser("convert", help="a stream file into an RDF Message Log or the kit's N-Quads form")
+    p.add_argument("input", help="N-Quads, TriG, YABench lines, a CSRBench folder, or an RDF Message Log")
+    p.add_argument("--format", choices=["nquads", "trig", "yabench", "csrbench", "messages"], default=None,
+                   help="the input's format (default: from its name; an RDF Message Log needs --format messages)")
+    p.add_argument("--to", choices=list(convert.OUTPUTS), required=True)
+    p.add_argument("--time-property", default=None, help="messages in: the IRI whose value times each message")
+    p.add_argument("--every", default=None, help="messages in: a fixed interval between messages (e.g. 1s)")
+    p.add_argument("--start", type=int, default=0, help="messages in, with --every: the first message's time (ms)")
+    p.add_argument("-o", "--output", default="-")
+    p.set_defaults(func=convert.main)
+
     p = sub.add_parser("reproduce", help="reproduce a published result: csrbench-table2")
     p.add_argument("what", choices=["csrbench-table2"])
     p.add_argument("--data-root", default=None, help="the folder holding csrbench/ (default: as for pytest)")
@@ -314,9 +321,6 @@ def engine_commands(sub) -> None:
     p.add_argument("--json", default=None, help="write every test's outcome and the counts here")
     p.add_argument("--data-root", default=None, help="the folder holding w3c-sparql/ (default: as for pytest)")
     p.set_defaults(func=sparqlsuite.main)
-
-    p = sub.add_parser("engines", help="list the engines --engine accepts")
-    p.set_defaults(func=engines)
 
 
 def results_commands(sub) -> None:

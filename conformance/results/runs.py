@@ -148,6 +148,13 @@ def align(runs: list[Run], mode: str = "exact", keep_latest: bool = False,
     if not runs:
         raise NotAligned("no run reports given; give report files or folders holding them")
     notes: list[str] = []
+    runs = _one_run_each(runs, keep_latest, allow_incomplete, notes)
+    ids = _case_ids(runs, mode, notes)
+    return runs, ids, notes
+
+
+def _one_run_each(runs: list[Run], keep_latest: bool, allow_incomplete: bool, notes: list[str]) -> list[Run]:
+    """One run per engine and version, each complete unless incomplete runs are allowed (then noted)."""
     by_key: dict[str, list[Run]] = {}
     for run in runs:
         by_key.setdefault(run.key, []).append(run)
@@ -167,6 +174,11 @@ def align(runs: list[Run], mode: str = "exact", keep_latest: bool = False,
                          "not combined as if complete: run it again, or give --allow-incomplete to show it marked")
     for r in partial:
         notes.append(f"{r.key}: INCOMPLETE run ({r.info.get('finished')} of {r.info.get('selected')} cases)")
+    return runs
+
+
+def _case_ids(runs: list[Run], mode: str, notes: list[str]) -> list[str]:
+    """The case ids the matrix shows under the alignment mode; what it dropped or left open goes to notes."""
     sets = {r.key: set(r.cases) for r in runs}
     commits = {r.info.get("corpus_commit") for r in runs}
     everything = set().union(*sets.values())
@@ -199,7 +211,7 @@ def align(runs: list[Run], mode: str = "exact", keep_latest: bool = False,
     if len(commits) > 1 and mode != "exact":
         notes.append("the runs are of different corpus commits: "
                      + ", ".join(sorted((c or "unknown")[:12] for c in commits)))
-    return runs, ids, notes
+    return ids
 
 
 def cell(case: dict | None) -> dict | None:

@@ -46,6 +46,33 @@ def check_adapter(spec: str, options: dict, cases_root: Path, timeout: float, ou
     except Exception as exc:  # noqa: BLE001 - everything here is a finding to print
         c.bad("start and info()", f"{type(exc).__name__}: {exc}\n{getattr(exc, 'stderr_tail', '') or ''}")
         return 1
+    _check_info(c, info)
+    cases = [case for case in load_corpus(cases_root) if case.smoke]
+    print(f"smoke subset: {len(cases)} cases", file=out)
+    request = None
+    for case in cases:
+        result = run_case(case, adapter, info, timeout=timeout, gracious=False)
+        line = f"{case.id}: {result.verdict} in {result.seconds:.1f} s — {result.reason}"
+        if result.verdict in ("ERROR", "TIMEOUT"):
+            c.bad(line, result.error or "")
+        elif result.verdict == "FAIL":
+            c.note(line + "  (the answer differs from the declared semantics: see the report, not a protocol problem)")
+        else:
+            c.ok(line)
+        if request is None and result.verdict not in ("SKIPPED", "UNSUPPORTED"):
+            request = request_for(case, info, case.load_stream())
+    if request is not None:
+        _check_bad_query(c, adapter, request, timeout)
+    else:
+        c.note("no smoke case ran (all skipped or unsupported): the bad-query check was not made")
+    if hasattr(adapter, "close"):
+        _check_stop(c, adapter)
+    print(("adapter OK" if not c.problems else f"{c.problems} problem(s) found"), file=out)
+    return 1 if c.problems else 0
+
+
+def _check_info(c: Checklist, info) -> None:
+    """The engine's description: a known dialect and alignment, a valid profile, known syntax deviations."""
     c.ok(f"started: {info.name} {info.version}, dialect {info.dialect}, alignment {info.alignment}")
     if info.dialect not in DIALECTS:
         c.bad(f"dialect {info.dialect!r}", f"use one of {', '.join(DIALECTS)}")
@@ -63,48 +90,36 @@ def check_adapter(spec: str, options: dict, cases_root: Path, timeout: float, ou
                  "keeps the standard form)")
         except variants.UnknownDeviation as exc:
             c.bad("declared syntax", str(exc))
-    cases = [case for case in load_corpus(cases_root) if case.smoke]
-    print(f"smoke subset: {len(cases)} cases", file=out)
-    request = None
-    for case in cases:
-        result = run_case(case, adapter, info, timeout=timeout, gracious=False)
-        line = f"{case.id}: {result.verdict} in {result.seconds:.1f} s — {result.reason}"
-        if result.verdict in ("ERROR", "TIMEOUT"):
-            c.bad(line, result.error or "")
-        elif result.verdict == "FAIL":
-            c.note(line + "  (the answer differs from the declared semantics: see the report, not a protocol problem)")
+
+
+def _check_bad_query(c: Checklist, adapter, request, timeout: float) -> None:
+    """A query that is not SPARQL must be refused or be an error, at once."""
+    bogus = replace(request, r2r="THIS IS NOT SPARQL {", query_text="THIS IS NOT SPARQL {",
+                    case_id="check-adapter.not-sparql")
+    try:
+        reports = call_with_timeout(lambda: adapter.run(bogus), timeout, getattr(adapter, "cancel", None))
+        c.bad("a query that is not SPARQL", f"was answered with {len(reports)} reports; refuse it "
+              "(raise Unsupported or an error / answer 'unsupported' or 'error')")
+    except Unsupported as exc:
+        c.ok(f"a query that is not SPARQL is refused: {exc}")
+    except EngineTimeout:
+        c.bad("a query that is not SPARQL", f"no answer within {timeout:g} s: refuse bad queries at once")
+    except Exception as exc:  # noqa: BLE001
+        tail = getattr(exc, "stderr_tail", "")
+        if "exit code" in str(exc) or "not JSON" in str(exc):
+            c.bad("a query that is not SPARQL", f"{exc}\n{tail}")
         else:
-            c.ok(line)
-        if request is None and result.verdict not in ("SKIPPED", "UNSUPPORTED"):
-            request = request_for(case, info, case.load_stream())
-    if request is not None:
-        bogus = replace(request, r2r="THIS IS NOT SPARQL {", query_text="THIS IS NOT SPARQL {",
-                        case_id="check-adapter.not-sparql")
-        try:
-            reports = call_with_timeout(lambda: adapter.run(bogus), timeout, getattr(adapter, "cancel", None))
-            c.bad("a query that is not SPARQL", f"was answered with {len(reports)} reports; refuse it "
-                  "(raise Unsupported or an error / answer 'unsupported' or 'error')")
-        except Unsupported as exc:
-            c.ok(f"a query that is not SPARQL is refused: {exc}")
-        except EngineTimeout:
-            c.bad("a query that is not SPARQL", f"no answer within {timeout:g} s: refuse bad queries at once")
-        except Exception as exc:  # noqa: BLE001
-            tail = getattr(exc, "stderr_tail", "")
-            if "exit code" in str(exc) or "not JSON" in str(exc):
-                c.bad("a query that is not SPARQL", f"{exc}\n{tail}")
-            else:
-                c.ok(f"a query that is not SPARQL is an error: {str(exc)[:160]}")
+            c.ok(f"a query that is not SPARQL is an error: {str(exc)[:160]}")
+
+
+def _check_stop(c: Checklist, adapter) -> None:
+    """The engine stops when asked, with exit code 0, within the stop grace."""
+    started = time.monotonic()
+    process = adapter.process if isinstance(adapter, CommandEngine) else None  # an engine process of ours
+    adapter.close()
+    if process is not None and process.proc.returncode not in (0, None):
+        c.bad("stop", f"the engine exited with code {process.proc.returncode} on stop")
+    elif process is not None and process.proc.returncode is None:
+        c.bad("stop", "the engine did not exit within 5 s of the stop message and was killed")
     else:
-        c.note("no smoke case ran (all skipped or unsupported): the bad-query check was not made")
-    if hasattr(adapter, "close"):
-        started = time.monotonic()
-        process = adapter.process if isinstance(adapter, CommandEngine) else None  # an engine process of ours
-        adapter.close()
-        if process is not None and process.proc.returncode not in (0, None):
-            c.bad("stop", f"the engine exited with code {process.proc.returncode} on stop")
-        elif process is not None and process.proc.returncode is None:
-            c.bad("stop", "the engine did not exit within 5 s of the stop message and was killed")
-        else:
-            c.ok(f"stopped cleanly in {time.monotonic() - started:.1f} s")
-    print(("adapter OK" if not c.problems else f"{c.problems} problem(s) found"), file=out)
-    return 1 if c.problems else 0
+        c.ok(f"stopped cleanly in {time.monotonic() - started:.1f} s")

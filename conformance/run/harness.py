@@ -216,21 +216,9 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     result.query_text = request.query_text
     result.syntax_variant = list(variant_of(case, info)) or None
     say(f"{case.id}: engine running")
-    try:
-        reports = call_with_timeout(lambda: adapter.run(request), max(0.1, timeout - (time.monotonic() - started)),
-                                    getattr(adapter, "cancel", None))
-    except EngineTimeout as exc:
-        return done("TIMEOUT", f"engine: {exc}")
-    except Unsupported as exc:
-        return done("UNSUPPORTED", f"engine refused: {exc}")
-    except Exception as exc:  # noqa: BLE001 - any engine failure is an ERROR, never a FAIL
-        tail = getattr(exc, "stderr_tail", None)
-        # an engine process's trouble is said in the kit's words, with the engine's own stderr: the kit's
-        # Python frames would say nothing about the engine; an in-process adapter's trace is its own
-        trace = "" if isinstance(exc, EngineProcessError) else (getattr(exc, "__rspconf_trace__", None)
-                                                                or traceback.format_exc())
-        detail = trace + ("\n--- engine stderr (tail) ---\n" + tail if tail else "")
-        return done("ERROR", f"engine raised {type(exc).__name__}: {exc}", detail.strip()[-8000:] or None)
+    reports, failure = _call_engine(adapter, request, max(0.1, timeout - (time.monotonic() - started)))
+    if failure:
+        return done(*failure)
     if not isinstance(reports, list):
         return done("ERROR", f"engine returned {type(reports).__name__}, not a list of reports")
     say(f"{case.id}: oracle judging")
@@ -247,6 +235,24 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     if own and own != case.r2s:
         why = f"[judged under the engine's declared R2S {own}; the case asks {case.r2s}] {why}"
     return done(verdict.verdict, why)
+
+
+def _call_engine(adapter, request, seconds: float) -> tuple[list | None, tuple | None]:
+    """The engine's reports, or the (verdict, reason, detail) its failure to answer gives."""
+    try:
+        return call_with_timeout(lambda: adapter.run(request), seconds, getattr(adapter, "cancel", None)), None
+    except EngineTimeout as exc:
+        return None, ("TIMEOUT", f"engine: {exc}")
+    except Unsupported as exc:
+        return None, ("UNSUPPORTED", f"engine refused: {exc}")
+    except Exception as exc:  # noqa: BLE001 - any engine failure is an ERROR, never a FAIL
+        tail = getattr(exc, "stderr_tail", None)
+        # an engine process's trouble is said in the kit's words, with the engine's own stderr: the kit's
+        # Python frames would say nothing about the engine; an in-process adapter's trace is its own
+        trace = "" if isinstance(exc, EngineProcessError) else (getattr(exc, "__rspconf_trace__", None)
+                                                                or traceback.format_exc())
+        detail = trace + ("\n--- engine stderr (tail) ---\n" + tail if tail else "")
+        return None, ("ERROR", f"engine raised {type(exc).__name__}: {exc}", detail.strip()[-8000:] or None)
 
 
 def record(result: CaseResult, verdict) -> None:

@@ -98,26 +98,7 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
         capabilities=capabilities, verdicts=list(svg.VERDICT_COLOURS), **common), encoding="utf-8")
 
     for meta in matrix["cases"]:
-        case = recorded(meta["id"], runs)
-        summary = dict(case["stream"]) if case else {"note": "the reports record no description of this case"}
-        ticks = summary.pop("times", [])
-        per_run = []
-        for run in runs:
-            c = run.cases.get(meta["id"])
-            if c is None:
-                per_run.append({"run": run, "case": None})
-                continue
-            windows = c["windows"]
-            per_run.append({
-                "run": run, "case": c, "page": engine_pages[run.key],
-                "timeline": svg.timeline(windows, ticks) if windows else "",
-                "pr": svg.precision_recall(windows) if windows else "",
-                "wrong": [dict(w, missing=w.get("missing", [])[:MAX_SOLUTIONS], extra=w.get("extra", [])[:MAX_SOLUTIONS])
-                          for w in windows if w["status"] != "MATCH"],
-            })
-        page = env.get_template("case.html").render(
-            meta=meta, case=case, summary=summary, per_run=per_run, received=received(meta["id"], runs),
-            max_solutions=MAX_SOLUTIONS, live=loads_by_case.get(meta["id"], []), **dict(common, root="../"))
+        page = _case_page(env, meta, runs, engine_pages, loads_by_case, common)
         (out / case_pages[meta["id"]]).write_text(page, encoding="utf-8")
 
     # a series is what one config entry runs night after night: the report's file name (runs/<date>/<name>.json),
@@ -126,13 +107,7 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
     for run in history or runs:
         by_series[run.series].append(run)
     for run in runs:
-        stored = sorted(by_series.get(run.series, [run]), key=lambda r: (r.started, str(r.path)))
-        points = [{"label": f"{r.started[:10]} {r.version}", "counts": r.doc["totals"]["verdicts"]} for r in stored]
-        expectations = sorted(((i, c) for i, c in run.cases.items() if c.get("expected_verdict")), key=lambda x: x[0])
-        page = env.get_template("engine.html").render(
-            run=run, trend=svg.trend(points), stored=stored, expectations=expectations, case_pages=case_pages,
-            deviations=variants.VOCABULARY,
-            live=loads_by_engine.get(run.engine, []), **dict(common, root="../"))
+        page = _engine_page(env, run, by_series, case_pages, loads_by_engine, common)
         (out / engine_pages[run.key]).write_text(page, encoding="utf-8")
         _badge(out, run)
         _publish_report(out, run, runs)
@@ -146,6 +121,42 @@ def build(matrix: dict, runs: list[runs_mod.Run], history: list[runs_mod.Run], o
     diffs.sort(key=lambda d: (-d["diff"]["counts"]["regressed"], d["engine"]))
     (out / "diff.html").write_text(env.get_template("diff.html").render(diffs=diffs, **common), encoding="utf-8")
     return {"cases": len(case_pages), "engines": len(engine_pages), "diffs": len(diffs)}
+
+
+def _case_page(env, meta: dict, runs: list[runs_mod.Run], engine_pages: dict, loads_by_case: dict,
+               common: dict) -> str:
+    """One case's page: its stream, the query each engine received, and each run's windows."""
+    case = recorded(meta["id"], runs)
+    summary = dict(case["stream"]) if case else {"note": "the reports record no description of this case"}
+    ticks = summary.pop("times", [])
+    per_run = []
+    for run in runs:
+        c = run.cases.get(meta["id"])
+        if c is None:
+            per_run.append({"run": run, "case": None})
+            continue
+        windows = c["windows"]
+        per_run.append({
+            "run": run, "case": c, "page": engine_pages[run.key],
+            "timeline": svg.timeline(windows, ticks) if windows else "",
+            "pr": svg.precision_recall(windows) if windows else "",
+            "wrong": [dict(w, missing=w.get("missing", [])[:MAX_SOLUTIONS], extra=w.get("extra", [])[:MAX_SOLUTIONS])
+                      for w in windows if w["status"] != "MATCH"],
+        })
+    return env.get_template("case.html").render(
+        meta=meta, case=case, summary=summary, per_run=per_run, received=received(meta["id"], runs),
+        max_solutions=MAX_SOLUTIONS, live=loads_by_case.get(meta["id"], []), **dict(common, root="../"))
+
+
+def _engine_page(env, run: runs_mod.Run, by_series: dict, case_pages: dict, loads_by_engine: dict,
+                 common: dict) -> str:
+    """One run's page: its trend over the stored runs of its series, its expectations, its live runs."""
+    stored = sorted(by_series.get(run.series, [run]), key=lambda r: (r.started, str(r.path)))
+    points = [{"label": f"{r.started[:10]} {r.version}", "counts": r.doc["totals"]["verdicts"]} for r in stored]
+    expectations = sorted(((i, c) for i, c in run.cases.items() if c.get("expected_verdict")), key=lambda x: x[0])
+    return env.get_template("engine.html").render(
+        run=run, trend=svg.trend(points), stored=stored, expectations=expectations, case_pages=case_pages,
+        deviations=variants.VOCABULARY, live=loads_by_engine.get(run.engine, []), **dict(common, root="../"))
 
 
 def badge_message(run: runs_mod.Run) -> tuple[str, str]:

@@ -79,76 +79,87 @@ def simulate(stream: Stream, window: WindowSpec, profile: Profile, t0: int) -> l
     if isinstance(window, CountWindowSpec):  # by position, over the stream by triple: oracle/s2r/counting.py
         return counting.simulate(stream, window, profile, t0)
     scope = Scope(window, t0, profile.boundary)
-    times = stream.times
     units = tick_units(stream, profile)
     if not units:
         return []
-    last_k = scope.last_window(units[-1][0])
-    policy = profile.report
-    closes = "window-close" in policy
-    changes = "content-change" in policy
-    non_empty = "non-empty-content" in policy
+    run = _Run(scope, profile, stream.times, units)
+    for x, unit in _moments(units, scope, profile, run.last_k):
+        run.close(x, unit)  # steps 1 and 2 of the module's docstring
+        run.periodic(x, unit)  # step 3
+        if unit is not None:  # step 4: the unit's elements arrive
+            run.arrived = units[unit][2]
+        run.content_change(x, unit)  # step 5
+    return run.triggers
 
-    triggers: list[Trigger] = []
-    arrived = 0
-    next_open = 0  # lowest k not yet closed
-    last_reported: tuple[int, int] | None = None
-    last_seen_active: tuple[int, int] = EMPTY
-    next_period = 1
 
-    def passes(content: tuple[int, int]) -> bool:
-        if non_empty and content[0] == content[1]:
+class _Run:
+    """The state of one simulation: the windows not yet closed, what has arrived, what was reported."""
+
+    def __init__(self, scope: Scope, profile: Profile, times, units) -> None:
+        self.scope, self.profile, self.times = scope, profile, times
+        self.last_k = scope.last_window(units[-1][0])
+        policy = profile.report
+        self.closes = "window-close" in policy
+        self.changes = "content-change" in policy
+        self.non_empty = "non-empty-content" in policy
+        self.triggers: list[Trigger] = []
+        self.arrived = 0
+        self.next_open = 0  # lowest k not yet closed
+        self.last_reported: tuple[int, int] | None = None
+        self.last_seen_active: tuple[int, int] = EMPTY
+        self.next_period = 1
+
+    def passes(self, content: tuple[int, int]) -> bool:
+        if self.non_empty and content[0] == content[1]:
             return False
-        if closes and changes and last_reported is not None and content == last_reported:
-            return False
-        return True
+        return not (self.closes and self.changes and self.last_reported is not None
+                    and content == self.last_reported)
 
-    def active(now: float) -> int | None:
-        k = next_open
-        if k <= last_k and scope.started(k, now):
-            return k
-        return None
+    def active(self, now: float) -> int | None:
+        k = self.next_open
+        return k if k <= self.last_k and self.scope.started(k, now) else None
 
-    for x, unit in _moments(units, scope, profile, last_k):
-        # 1. close
+    def report(self, tau: int, k: int, content: tuple[int, int], why: str, unit: int | None) -> None:
+        scope = self.scope
+        self.triggers.append(Trigger(tau, k, scope.opening(k), scope.closing(k), content, why, unit))
+        self.last_reported = content
+
+    def close(self, x: float, unit: int | None) -> None:
+        scope, profile = self.scope, self.profile
         closed = []
-        while next_open <= last_k and (
-                x == END or (scope.closing(next_open) <= x if profile.close == ">=" else scope.closing(next_open) < x)):
-            closed.append(next_open)
-            next_open += 1
-        # 2. window-close reports
-        if closes and closed:
-            chosen = closed if profile.grain == "multiple" else closed[-1:]
-            for k in chosen:
-                content = scope.content(k, times, arrived)
-                if passes(content):
-                    tau = _clock_time(scope, k, profile.close) if x == END else int(x)
-                    triggers.append(Trigger(tau, k, scope.opening(k), scope.closing(k), content,
-                                            "window-close" if x != END else "end-of-stream", unit))
-                    last_reported = content
-        # 3. periodic reports
-        if profile.periodic and x != END:
-            while t0 + next_period * profile.periodic <= x:
-                next_period += 1
-                k = active(x)
-                if k is not None:
-                    content = scope.content(k, times, arrived)
-                    if passes(content):
-                        triggers.append(Trigger(int(x), k, scope.opening(k), scope.closing(k), content,
-                                                "periodic", unit))
-                        last_reported = content
-        # 4. arrival
-        if unit is not None:
-            arrived = units[unit][2]
-        # 5. content change as the trigger
-        if changes and not closes and x != END:
-            k = active(x)
+        while self.next_open <= self.last_k and (
+                x == END or (scope.closing(self.next_open) <= x if profile.close == ">="
+                             else scope.closing(self.next_open) < x)):
+            closed.append(self.next_open)
+            self.next_open += 1
+        if not (self.closes and closed):
+            return
+        for k in (closed if profile.grain == "multiple" else closed[-1:]):
+            content = scope.content(k, self.times, self.arrived)
+            if self.passes(content):
+                tau = _clock_time(scope, k, profile.close) if x == END else int(x)
+                self.report(tau, k, content, "window-close" if x != END else "end-of-stream", unit)
+
+    def periodic(self, x: float, unit: int | None) -> None:
+        period = self.profile.periodic
+        if not period or x == END:
+            return
+        while self.scope.t0 + self.next_period * period <= x:
+            self.next_period += 1
+            k = self.active(x)
             if k is not None:
-                content = scope.content(k, times, arrived)
-                same = content == last_seen_active
-                last_seen_active = content
-                if not same and passes(content):
-                    triggers.append(Trigger(int(x), k, scope.opening(k), scope.closing(k), content,
-                                            "content-change", unit))
-                    last_reported = content
-    return triggers
+                content = self.scope.content(k, self.times, self.arrived)
+                if self.passes(content):
+                    self.report(int(x), k, content, "periodic", unit)
+
+    def content_change(self, x: float, unit: int | None) -> None:
+        if not self.changes or self.closes or x == END:
+            return
+        k = self.active(x)
+        if k is None:
+            return
+        content = self.scope.content(k, self.times, self.arrived)
+        same = content == self.last_seen_active
+        self.last_seen_active = content
+        if not same and self.passes(content):
+            self.report(int(x), k, content, "content-change", unit)
