@@ -29,7 +29,7 @@ def test_reference_engine_passes_every_small_case():
 def test_null_engine_fails_every_case_with_everything_missing():
     results = verdicts(NullEngine())
     assert {r.verdict for r in results.values()} == {"FAIL"}
-    assert all(all(w["status"] == "MISSING" for w in r.windows) for r in results.values())
+    assert all(all(w.status == "MISSING" for w in r.windows) for r in results.values())
 
 
 def test_wrong_r2s_engine_fails_exactly_the_istream_and_dstream_cases():
@@ -45,11 +45,11 @@ def test_late_purge_is_explained_by_gracious_mode_and_provenance():
     assert result.verdict == "FAIL"
     # window [5,15) should hold b, c; the late-purging engine still has a (t=2)
     second = result.windows[1]
-    assert second["extra"] == ["{?s=a}"]
+    assert second.extra == ["{?s=a}"]
     assert any(d.startswith("extra {?s=a}, derived from the triples at t=2, outside expected window [5, 15)")
-               for d in second["diagnostics"]), second["diagnostics"]
+               for d in second.diagnostics), second.diagnostics
     # the opening moved left to the element at 2 (the data cannot tell 0 from 2)
-    assert any("looks like [2, 15)" in d for d in second["diagnostics"]), second["diagnostics"]
+    assert any("looks like [2, 15)" in d for d in second.diagnostics), second.diagnostics
 
 
 def test_shifted_engine_fails_where_elements_cross_the_shifted_borders():

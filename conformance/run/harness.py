@@ -41,7 +41,7 @@ class CaseResult:
     level: str
     capabilities: list[str]
     explanation: dict | None = None
-    windows: list[dict] = field(default_factory=list)
+    windows: list[WindowResult] = field(default_factory=list)
     matched: int | None = None
     mean_precision: float | None = None
     mean_recall: float | None = None
@@ -124,27 +124,43 @@ def variant_of(case: Case, info: EngineInfo) -> tuple[str, ...]:
     return tuple(info.syntax)
 
 
-def window_json(i: int, w) -> dict:
-    e, a = w.expected, w.actual
-    out = {
-        "index": i,
-        "status": w.status,
-        "open": e.opening if e is not None else (a.window[0] if a is not None and a.window else None),
-        "close": e.closing if e is not None else (a.window[1] if a is not None and a.window else None),
-        "expected_tau": e.tau if e is not None else None,
-        "actual_tau": a.tau if a is not None else None,
-        "actual_window": list(a.window) if a is not None and a.window else None,
-        "precision": w.precision,
-        "recall": w.recall,
-        "expected_size": w.expected_size,
-        "actual_size": w.actual_size,
-        "missing": [show_solution(r) for r in w.missing[:SHOWN_SOLUTIONS]],
-        "extra": [show_solution(r) for r in w.extra[:SHOWN_SOLUTIONS]],
-        "diagnostics": list(w.diagnostics),
-        "gracious": w.gracious,
-        "timing": w.timing,
-    }
-    return out
+@dataclass
+class WindowResult:
+    """One window of a judged case as the report keeps it: its borders, the instants, the measures, and
+    the first solutions missing or extra (SHOWN_SOLUTIONS of each) with the oracle's diagnostics."""
+    index: int
+    status: str
+    open: int | None
+    close: int | None
+    expected_tau: int | None
+    actual_tau: int | None
+    actual_window: list[int] | None
+    precision: float | None
+    recall: float | None
+    expected_size: int
+    actual_size: int
+    missing: list[str]
+    extra: list[str]
+    diagnostics: list[str]
+    gracious: dict | None  # gracious mode's reconstruction of this window (oracle/judge/gracious.py)
+    timing: str | None     # why the report's place or time in the output is wrong
+
+    @classmethod
+    def of(cls, i: int, w) -> "WindowResult":
+        """From the oracle's window comparison (oracle.compare)."""
+        e, a = w.expected, w.actual
+        observed = list(a.window) if a is not None and a.window else None
+        return cls(
+            index=i, status=w.status,
+            open=e.opening if e is not None else (observed[0] if observed else None),
+            close=e.closing if e is not None else (observed[1] if observed else None),
+            expected_tau=e.tau if e is not None else None,
+            actual_tau=a.tau if a is not None else None,
+            actual_window=observed, precision=w.precision, recall=w.recall,
+            expected_size=w.expected_size, actual_size=w.actual_size,
+            missing=[show_solution(r) for r in w.missing[:SHOWN_SOLUTIONS]],
+            extra=[show_solution(r) for r in w.extra[:SHOWN_SOLUTIONS]],
+            diagnostics=list(w.diagnostics), gracious=w.gracious, timing=w.timing)
 
 
 def declared_r2s(info: EngineInfo) -> str | None:
@@ -264,7 +280,7 @@ def record(result: CaseResult, verdict) -> None:
         "alignment": verdict.alignment, "candidates": verdict.candidates,
         "explaining": [{"profile": p, "t0_class": list(c)} for p, c in verdict.explaining[:20]],
     }
-    result.windows = [window_json(i, w) for i, w in enumerate(best.windows)]
+    result.windows = [WindowResult.of(i, w) for i, w in enumerate(best.windows)]
     result.matched = best.matched
     result.mean_precision = round(best.mean("precision"), 6)
     result.mean_recall = round(best.mean("recall"), 6)
@@ -278,18 +294,18 @@ def failure_text(result: CaseResult, limit: int = 6) -> str:
     lines = [f"{result.id}: FAIL — {result.reason}"]
     shown = 0
     for w in result.windows:
-        if w["status"] == "MATCH":
+        if w.status == "MATCH":
             continue
         shown += 1
         if shown > limit:
-            lines.append(f"… {sum(x['status'] != 'MATCH' for x in result.windows) - limit} more wrong windows")
+            lines.append(f"… {sum(x.status != 'MATCH' for x in result.windows) - limit} more wrong windows")
             break
-        span = f"[{w['open']}, {w['close']})" if w["open"] is not None else "?"
-        p = "-" if w["precision"] is None else f"{w['precision']:.2f}"
-        r = "-" if w["recall"] is None else f"{w['recall']:.2f}"
-        lines.append(f"  window {w['index']} {span}: {w['status']} precision {p} recall {r} "
-                     f"(expected {w['expected_size']}, actual {w['actual_size']})")
-        lines += [f"    {d}" for d in w["diagnostics"]]
+        span = f"[{w.open}, {w.close})" if w.open is not None else "?"
+        p = "-" if w.precision is None else f"{w.precision:.2f}"
+        r = "-" if w.recall is None else f"{w.recall:.2f}"
+        lines.append(f"  window {w.index} {span}: {w.status} precision {p} recall {r} "
+                     f"(expected {w.expected_size}, actual {w.actual_size})")
+        lines += [f"    {d}" for d in w.diagnostics]
     return "\n".join(lines)
 
 
