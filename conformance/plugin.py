@@ -2,7 +2,7 @@
 
 Each case is one parametrized test whose id is the case id.  The engine runs in the test's setup (so
 an engine crash or hang is reported as an ERROR, never as a failure of its semantics); the oracle's
-verdict decides the call phase: PASS passes, FAIL fails with the explanation, UNSUPPORTED and SKIPPED
+verdict decides the call phase: PASS passes, FAIL fails with the explanation, UNSUPPORTED, SKIPPED and UNJUDGED
 skip with a message saying so.  Known deviations from the engine's expectations file are strict xfails.
 """
 
@@ -337,7 +337,7 @@ def rspconf_outcome(request, rspconf_case):
         raise VerdictFailed[result.verdict](tables.printable(f"{result.verdict}: {result.reason}"
                                                              + (f"\n{result.error}" if result.error else ""),
                                                              keep_lines=True), pytrace=False)
-    if result.verdict in ("UNSUPPORTED", "SKIPPED"):
+    if result.verdict in ("UNSUPPORTED", "SKIPPED", "UNJUDGED"):
         pytest.skip(f"{result.verdict}: {result.reason}")
     return result
 

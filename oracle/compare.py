@@ -114,6 +114,12 @@ class CaseVerdict:
         return all(w.status == MATCH for w in windows)
 
 
+def unjudged(profile: Profile, t0: int, candidates: int, how: str, why: str) -> CaseVerdict:
+    """The verdict when nothing could be compared (every t0 lies after the stream and the engine said
+    nothing): neither PASS nor FAIL; ``why`` says so."""
+    return CaseVerdict("UNJUDGED", Explanation(profile, t0, (t0, t0), []), [], candidates, how, notes=[why])
+
+
 def observed_solutions(report: ObservedReport, form: str) -> Solutions:
     """An engine report's solutions in the oracle's bag form."""
     sol = report.solutions

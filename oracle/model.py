@@ -262,8 +262,10 @@ class ObservedReport:
 class Verdict(str, Enum):
     """A case's verdict, the one place that orders verdicts.  PASS and FAIL say something about the
     engine's semantics; ERROR (the engine raised, or the harness could not run the case), TIMEOUT,
-    UNSUPPORTED (a capability or construct the engine does not have) and SKIPPED (the case's data is
-    absent) do not.  The order of definition is the order of a report's totals."""
+    UNSUPPORTED (a capability or construct the engine does not have), SKIPPED (the case's data is
+    absent) and UNJUDGED (nothing could be compared: every t0 the case and the engine admit lies after the
+    stream, so no window can hold data, and the engine said nothing) do not.  The order of definition is
+    the order of a report's totals."""
 
     PASS = "PASS"
     FAIL = "FAIL"
@@ -271,10 +273,11 @@ class Verdict(str, Enum):
     TIMEOUT = "TIMEOUT"
     UNSUPPORTED = "UNSUPPORTED"
     SKIPPED = "SKIPPED"
+    UNJUDGED = "UNJUDGED"
 
     @property
     def severity(self) -> int:
-        """Worst first (a summary's order): ERROR, TIMEOUT, FAIL, UNSUPPORTED, SKIPPED, PASS."""
+        """Worst first (a summary's order): ERROR, TIMEOUT, FAIL, UNSUPPORTED, UNJUDGED, SKIPPED, PASS."""
         return _SEVERITY.index(self.value)
 
     @property
@@ -289,10 +292,10 @@ class Verdict(str, Enum):
 
     @property
     def standing(self) -> int:
-        """The group a diff scores moves between: PASS 2, UNSUPPORTED and SKIPPED 1, the bad ones 0."""
+        """The group a diff scores moves between: PASS 2, UNSUPPORTED, UNJUDGED and SKIPPED 1, the bad ones 0."""
         return 2 if self.value == "PASS" else 0 if self.bad else 1
 
 
-_SEVERITY = ("ERROR", "TIMEOUT", "FAIL", "UNSUPPORTED", "SKIPPED", "PASS")
+_SEVERITY = ("ERROR", "TIMEOUT", "FAIL", "UNSUPPORTED", "UNJUDGED", "SKIPPED", "PASS")
 #: the verdicts' names, in the order of a report's totals
 VERDICTS = tuple(v.value for v in Verdict)

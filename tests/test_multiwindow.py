@@ -248,3 +248,17 @@ def test_merged_windows_are_one_rdf_graph_in_the_oracles_dataset():
     a = (iri("a"), iri("v"), num(1))
     ds = multiwindow.dataset(Stream(()), {"http://ex.org/w1": [a], "http://ex.org/w2": [a]}, merged=True)
     assert len(ds) == 1 and not [g for g in ds.graphs() if str(g.identifier).startswith("http://ex.org/w")]
+
+
+def test_a_window_starting_after_the_stream_never_explains_silence():
+    # elements at 1 and 2 on w1's and w2's stream; a per-window t0 of 3 or more starts after both, so no
+    # window holds data: such combinations were once a vacuous PASS for an engine that said nothing
+    stream = Stream((on("http://ex.org/s", 1, "a"), on("http://ex.org/s", 2, "b")))
+    spec = MultiWindowSpec((W1, W2))
+    for varied in (Profile(t0="any"), Profile(t0="any", empty=False)):
+        verdict = multiwindow.check(stream, spec, Q, varied, [], "order")
+        assert verdict.verdict == "FAIL" and not verdict.vacuous
+    fixed = multiwindow.check(stream, spec, Q, Profile(t0=50), [], "order")
+    assert fixed.verdict == "UNJUDGED"
+    assert fixed.notes == ["t0=50 lies after the stream's last element (t=2): no window can hold data, so nothing "
+                           "can be compared; a t0 must let some window hold an element"]

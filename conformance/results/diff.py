@@ -1,7 +1,7 @@
 """``rspconf diff BASE HEAD``: what changed between two runs of one engine, or between two matrices.
 
 Per case (per engine and case for matrices): added, removed, unchanged, or changed — and a change is
-*improved* or *regressed* when it moves between verdict groups (PASS above UNSUPPORTED/SKIPPED above
+*improved* or *regressed* when it moves between verdict groups (PASS above UNSUPPORTED/UNJUDGED/SKIPPED above
 FAIL/ERROR/TIMEOUT) or, within one verdict, when the mean precision + recall moves.  A change inside
 the bad group (FAIL → ERROR) or of the windows matched alone is *changed*: it is shown, not scored.
 """

@@ -2,7 +2,7 @@
 
 One ``earl:Assertion`` per case and engine run, so the RDF tools that read the W3C test suites'
 implementation reports read ours.  Outcomes: PASS → ``earl:passed``, FAIL → ``earl:failed``,
-UNSUPPORTED → ``earl:inapplicable``, SKIPPED → ``earl:untested``, ERROR and TIMEOUT → ``earl:cantTell``
+UNSUPPORTED → ``earl:inapplicable``, SKIPPED and UNJUDGED → ``earl:untested``, ERROR and TIMEOUT → ``earl:cantTell``
 (the harness could not judge; the engine is not said to fail).
 """
 
@@ -22,7 +22,7 @@ CASES = "https://w3id.org/rspconf/cases#"
 ENGINES = "https://w3id.org/rspconf/engines/"
 KIT = URIRef("https://w3id.org/rspconf")
 OUTCOME = {"PASS": EARL.passed, "FAIL": EARL.failed, "UNSUPPORTED": EARL.inapplicable,
-           "SKIPPED": EARL.untested, "ERROR": EARL.cantTell, "TIMEOUT": EARL.cantTell}
+           "SKIPPED": EARL.untested, "UNJUDGED": EARL.untested, "ERROR": EARL.cantTell, "TIMEOUT": EARL.cantTell}
 FORMATS = {".ttl": "turtle", ".jsonld": "json-ld", ".json": "json-ld"}
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 
 VERDICT_COLOURS = {"PASS": "#2e7d32", "FAIL": "#c62828", "ERROR": "#6a1b9a", "TIMEOUT": "#ef6c00",
-                   "UNSUPPORTED": "#9e9e9e", "SKIPPED": "#bdbdbd"}
+                   "UNSUPPORTED": "#9e9e9e", "SKIPPED": "#bdbdbd", "UNJUDGED": "#d7ccc8"}
 MATCH, WRONG, ENGINE = "#43a047", "#e53935", "#1e88e5"
 
 

@@ -41,12 +41,12 @@ from itertools import product
 from rdflib import Dataset, URIRef
 
 from oracle import r2s
-from oracle.compare import fixed
+from oracle.compare import fixed, unjudged
 from oracle.findings import FINDINGS
 from oracle.model import ExpectedReport, MultiWindowSpec, NamedWindow, Stream, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
-from oracle.s2r.t0 import default_range
+from oracle.s2r.t0 import after_stream, default_range, nothing_held
 from oracle.semantics import Profile
 
 EXHAUSTIVE = 20_000  # per-window t0 combinations tried one by one; beyond: the combinations the reports imply
@@ -242,6 +242,17 @@ def t0_candidates(stream: Stream, spec: MultiWindowSpec, profile: Profile, actua
     return combos[:EXHAUSTIVE], False
 
 
+def _starts_after(stream: Stream, spec: MultiWindowSpec, t0s: dict[str, int]) -> bool:
+    """Whether some time window of ``t0s`` starts after the last element of its own stream (count windows
+    start at a position that always holds one)."""
+    for w in spec.windows:
+        if w.count is None:
+            own = Stream(tuple(e for e in stream.elements if e.stream == w.stream))
+            if after_stream(own if own.elements else stream, t0s[w.name]):
+                return True
+    return False
+
+
 def shown(t0s: dict[str, int]) -> str:
     return ", ".join(f"{name.rsplit('/', 1)[-1].rsplit('#', 1)[-1]}: {t0}" for name, t0 in t0s.items())
 
@@ -256,6 +267,15 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
     r2r, cache = R2R(query, stream, "rdflib"), {}
     basis = f"the windows' evaluation instants ({spec.instants}{' ' + spec.driver if spec.driver else ''})"
     combos, exhaustive = t0_candidates(stream, spec, profile, actual)
+    # a combination in which a time window starts after its stream's last element explains nothing
+    viable = [t0s for t0s in combos if not _starts_after(stream, spec, t0s)]
+    beyond = None
+    if combos and not viable:
+        beyond = nothing_held(stream, sorted({t0 for t0s in combos for t0 in t0s.values()}))
+        if not actual:
+            return unjudged(profile, min(combos[0].values()), len(combos), how, beyond)
+    else:
+        combos = viable
     best = best_t0s = None
     for t0s in combos:
         verdict = fixed(expected(stream, spec, query, profile, t0s=t0s, r2r=r2r, cache=cache), actual, how, r2r.form,
@@ -283,6 +303,8 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
         faults.append(("every-close", FINDINGS["every-close"], lambda: at_best(every_close=True)))
     verdict = fixed(at_best(), actual, how, r2r.form, profile, stream,
                     basis + (f" at the closest t0 {shown(best_t0s)}" if len(combos) > 1 else ""), faults)
+    if beyond:
+        verdict.notes.append(beyond)
     if len(combos) > 1:
         verdict.notes.append(f"no per-window t0 combination explains the output: {len(combos)} tried"
                              + ("" if exhaustive else f" (not every combination: more than {EXHAUSTIVE}; those the "

@@ -374,6 +374,8 @@ def diff(w: WindowResult) -> str:
 def reason(verdict: CaseVerdict) -> str:
     """One line saying why a case passed or failed."""
     best = verdict.best
+    if verdict.verdict == "UNJUDGED":
+        return "not judged: " + "; ".join(verdict.notes)
     if verdict.verdict == "PASS":
         lo, hi = best.t0_class
         span = f"t0={lo}" if lo == hi else f"t0 in [{lo}, {hi}]"

@@ -20,6 +20,7 @@ from oracle.compare import (
     observed_solutions,
     out_of_order,
     positions_by_key,
+    unjudged,
 )
 from oracle.expected.windows import output, reports
 from oracle.model import CountWindowSpec, ObservedReport, Stream, WindowSpec
@@ -107,18 +108,23 @@ def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSp
     sols = [observed_solutions(a, query.form) for a in actual]
     candidates = [(variant, t0, cls) for variant in space.variants()
                   for t0, cls in candidate_t0s(stream, window, variant, actual, how)]
+    # a t0 after the stream explains nothing (no window can hold data): it is never tried as an explanation
+    by_position = isinstance(window, CountWindowSpec)
+    viable = [c for c in candidates if not t0mod.after_stream(stream, c[1], by_position)]
+    if candidates and not viable:  # every t0 admitted lies after the stream: nothing can be compared
+        beyond = t0mod.nothing_held(stream, sorted({t0 for _, t0, _ in candidates}), by_position)
+        if not actual:
+            variant, t0, _ = candidates[0]
+            return unjudged(variant.with_t0(t0), t0, len(candidates), how, beyond)
+    else:
+        beyond, candidates = None, viable
     if query.executor is not None:  # every content any candidate evaluates, at once (oracle/r2r/executors.py)
         query.prefetch(trigger.content for variant, t0, _ in candidates
                        for trigger in simulate(stream, window, variant, t0))
     explaining: list[tuple[dict, tuple[int, int]]] = []
     first_exact = None
-    # no exact explanation is possible for a disordered output, or when every t0 lies after the stream:
-    # the lazy first pass is skipped then
-    beyond = _t0_beyond_stream(stream, candidates)
-    hopeless = bool(out_of_order(actual)) or beyond is not None
-    for n, (variant, t0, cls) in enumerate(candidates):
-        if hopeless:
-            break
+    # no exact explanation is possible for a disordered output: the lazy first pass is skipped then
+    for n, (variant, t0, cls) in enumerate([] if beyond or out_of_order(actual) else candidates):
         on_time(n)
         if _exact(reports(stream, window, variant, t0, query), actual, sols, how, variant, stream):
             entry = (variant.describe(), cls)
@@ -142,24 +148,11 @@ def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSp
         if best is None or exp.mean_f1 > best.mean_f1 + 1e-12:
             best = exp
     assert best is not None
-    verdict = CaseVerdict("FAIL", best, explaining if not beyond else [], len(candidates), how,
+    verdict = CaseVerdict("FAIL", best, explaining, len(candidates), how,
                           context={"stream": stream, "window": window, "actual": actual, "sols": sols, "how": how})
     if beyond:
         verdict.notes.append(beyond)
     return verdict
-
-
-def _t0_beyond_stream(stream: Stream, candidates) -> str | None:
-    """Why no candidate is admissible when every t0 lies after the last element: no window can hold
-    data, so an engine that says nothing would be 'explained' by it (a silent PASS)."""
-    if not stream.elements or not candidates:
-        return None
-    last = stream.elements[-1].t
-    if all(t0 > last for _, t0, _ in candidates):
-        t0s = sorted({t0 for _, t0, _ in candidates})
-        return (f"t0={t0s[0]} lies after the stream's last element (t={last}): no window can hold data, so it "
-                "explains nothing; a t0 must let some window hold an element")
-    return None
 
 
 def over_profiles(semantics, stream: Stream, window, query: str, space: ProfileSpace, actual, how: str,

@@ -101,3 +101,23 @@ def hinted(lo: int, hi: int, window: WindowSpec, openings: list[int]) -> list[in
                 out.add(t0)
             t0 += window.slide
     return sorted(out)
+
+
+def after_stream(stream: Stream, t0: int, by_position: bool = False) -> bool:
+    """Whether a window sequence starting at ``t0`` lies wholly after the stream, so that no window can
+    hold an element: such a t0 explains nothing (it would let silence pass for an answer).  A count
+    window's t0 is a position (``by_position``): after the stream once it is past the last element."""
+    if not stream.elements:
+        return False
+    if by_position:
+        return t0 >= len(stream.elements)
+    return t0 > stream.elements[-1].t
+
+
+def nothing_held(stream: Stream, t0s: list[int], by_position: bool = False) -> str:
+    """The words for a run in which every t0 tried lies after the stream."""
+    last = (f"the stream's last position ({len(stream.elements) - 1})" if by_position
+            else f"the stream's last element (t={stream.elements[-1].t})")
+    return (f"t0={min(t0s)}" + (f" (and {len(t0s) - 1} more)" if len(t0s) > 1 else "")
+            + f" lies after {last}: no window can hold data, so nothing can be compared; "
+            "a t0 must let some window hold an element")
