@@ -22,7 +22,7 @@ from engines.contract import EngineInfo, RunRequest, Unsupported
 from engines.dialects import variants
 from engines.dialects.render import Inexpressible, render
 from oracle import profiles
-from oracle.judge.explain import BUDGET, diagnose, reason
+from oracle.judge.explain import diagnose, reason
 from oracle.judge.kinds import kind
 from oracle.judge.verdict import JudgeTimeout, check, over_profiles
 from oracle.model import VERDICTS, Verdict
@@ -174,7 +174,7 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
           evaluator: str = "auto", executor=None):
     """The oracle's verdict on an engine's reports for a case, diagnosed when it fails.  ``deadline``
     (a monotonic instant) bounds the judging: past it the check raises JudgeTimeout, and the diagnosis
-    of a FAIL gets the time left (at most explain.BUDGET) and says when it was cut short."""
+    of a FAIL is bounded by work (the same reason on any machine) and stops only at that deadline, saying so."""
     fixed = dict(case.fixed)
     fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
     how = kind(case.window)  # oracle/judge/kinds.py: what judging this kind of window takes
@@ -189,8 +189,7 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
         verdict.notes.append(f"rdflib and Oxigraph differ in {windows} window{'s' if windows != 1 else ''} by the "
                              f"declared rule {rule} (oracle/README.md); rdflib's answer stands")
     if verdict.verdict == "FAIL":
-        left = BUDGET if deadline is None else max(1.0, min(BUDGET, deadline - time.monotonic()))
-        diagnose(verdict, query, gracious=gracious, budget=left)
+        diagnose(verdict, query, gracious=gracious, deadline=deadline)
     return verdict
 
 

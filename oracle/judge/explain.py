@@ -12,7 +12,11 @@ applied wrongly (the whole relation, or set differences); the relation of the ne
 a window none of these explains gets provenance and gracious mode.  After the windows: drifting window
 starts and windows of another width, from the borders the engine declares or gracious mode found.
 
-Diagnosis is bounded: past ``budget`` seconds it stops and says so (``diagnosis cut short``).
+Diagnosis is bounded by work, never by the clock, so that the same inputs give the same reason on any
+machine: the first :data:`DIAGNOSED_WINDOWS` wrong windows get hypotheses and provenance (later ones their
+status only, and a note says so), gracious mode searches the first :data:`GRACIOUS_WINDOWS`, each over
+at most a fixed number of candidate borders.  The case timeout (``deadline``) stays a safety net: past
+it the diagnosis stops and the note says that this part of the reason depends on the machine's speed.
 """
 
 from __future__ import annotations
@@ -35,8 +39,8 @@ from oracle.r2r.terms import show_solution
 SHOWN = 5
 #: gracious mode costs up to a few dozen R2R evaluations per window: run it on the first wrong windows
 GRACIOUS_WINDOWS = 8
-#: seconds of diagnosis per case before it is cut short
-BUDGET = 60.0
+#: wrong windows that get hypotheses and provenance; later ones get their status only (a bound on work)
+DIAGNOSED_WINDOWS = 250
 
 
 def _bad_literal(row: dict) -> bool:
@@ -156,11 +160,11 @@ def _set_difference_explains(best, query: R2R, profile) -> bool:
 
 
 def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance: bool = True,
-             budget: float = BUDGET) -> None:
+             deadline: float | None = None) -> None:
     """Fill in ``diagnostics`` and ``gracious`` of the best explanation's windows (in place), and the
     verdict's findings: per wrong window its status, then the cheap hypotheses, then provenance; gracious
-    mode's border search runs last, over the first windows nothing else explained."""
-    started = time.monotonic()
+    mode's border search runs last, over the first windows nothing else explained.  ``deadline`` (a
+    monotonic instant: the case timeout) stops it early, saying so."""
     best = verdict.best
     operator = best.profile.r2s
     whole_fault = _whole_output(verdict, query)
@@ -173,17 +177,23 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
     previous = None
     borders_left: list = []
     found: Counter = Counter()
+    diagnosed = 0
     for index, w in enumerate(best.windows):
-        if time.monotonic() - started > budget:
-            verdict.notes.append(f"diagnosis cut short after {budget:g} s: windows from {index} on are not diagnosed")
+        if _late(deadline):
+            verdict.notes.append(f"diagnosis stopped at the case timeout: windows from {index} on are not diagnosed "
+                                 "(this part of the reason depends on the machine's speed; raise --case-timeout)")
             break
         if w.status == MATCH:
             previous = w.expected
             continue
         e = w.expected
         kinds = _status(w)
+        diagnosed += 1
+        if diagnosed == DIAGNOSED_WINDOWS + 1:
+            verdict.notes.append(f"diagnosis bounded: the wrong windows after the first {DIAGNOSED_WINDOWS} (from "
+                                 f"window {index} on) carry only their status")
         # the cheap hypotheses need both sides; a MISSING or EXTRA report goes straight to provenance
-        explained = not (w.missing or w.extra)
+        explained = not (w.missing or w.extra) or diagnosed > DIAGNOSED_WINDOWS
         if not explained and w.status == MISMATCH:
             i = order.get(id(e))
             neighbours = [("previous", expected[i - 1] if i else None),
@@ -202,7 +212,7 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
         previous = e if e is not None else previous
         for kind in kinds:
             found[kind] += 1
-    found["borders"] += _graciously(verdict, query, borders_left, started, budget)
+    found["borders"] += _graciously(verdict, query, borders_left, deadline)
     if not found["borders"]:
         del found["borders"]
     for kind, text in shape_findings(best, verdict, query):
@@ -329,20 +339,25 @@ def _extra_from(w: WindowResult, prov: Provenance, whole: tuple[int, int], kinds
             w.diagnostics.append(f"extra {shown}, derivable from no stream element")
 
 
-def _graciously(verdict: CaseVerdict, query: R2R, windows: list, started: float, budget: float) -> int:
+def _late(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() > deadline
+
+
+def _graciously(verdict: CaseVerdict, query: R2R, windows: list, deadline: float | None) -> int:
     """Gracious mode over ``windows`` ((window, previous expected report) pairs): the borders that explain
     each best; how many windows have borders unlike the expected ones."""
     shown = 0
     operator = verdict.best.profile.r2s
     for w, previous in windows:
         e = w.expected
-        if time.monotonic() - started > budget:
-            verdict.notes.append(f"gracious mode cut short after {budget:g} s: the borders of window {_span(e)} and "
-                                 "later ones were not searched")
+        if _late(deadline):
+            verdict.notes.append(f"gracious mode stopped at the case timeout: the borders of window {_span(e)} and "
+                                 "later ones were not searched (this part of the reason depends on the machine's "
+                                 "speed; raise --case-timeout)")
             break
         prev_sol = query.evaluate(previous.content) if previous is not None else None
         g = reconstruct(query, operator, e.content, e.opening, e.closing, w.actual_solutions,
-                        prev_sol, reach=e.closing - e.opening, deadline=started + budget)
+                        prev_sol, reach=e.closing - e.opening, deadline=deadline)
         w.gracious = g.describe()
         if (g.opening, g.closing) != (e.opening, e.closing) and g.f1 > w.f1:
             shown += 1
