@@ -346,3 +346,29 @@ def test_windows_of_another_width_are_named_from_gracious_mode_and_from_declared
     labelled = judged(stream, query, [ObservedReport(rows, tau=o + 5, window=(o, o + 5))
                                       for o, rows in zip(range(0, 30, 5), five)], profile, how="window")
     assert "the engine's windows look 5 ms wide, not 10 ms, and slide by 5 ms, not 10 ms" in reason(labelled)
+
+
+def test_an_evaluator_disagreement_in_a_trial_window_never_changes_the_verdict(monkeypatch):
+    """Issue 34 §7: gracious mode turned a FAIL into an ERROR when one of its trial windows met an evaluator
+    disagreement.  Here every one-off trial evaluation (gracious mode's borders) disagrees."""
+    from oracle.r2r.evaluators import EvaluatorDisagreement
+
+    stream = triple_stream(*((t, f"s{t}", "p", "o") for t in range(0, 30, 3)))
+    query = "SELECT ?s WHERE { ?s <http://ex.org/p> <http://ex.org/o> }"
+    engine = [ObservedReport([{"s": iri(f"s{t}")} for t in range(0, 30, 3) if o - 2 <= t < o + 8])
+              for o in range(0, 30, 10)]
+    r2r = R2R(query, stream)
+    verdict = check(stream, TEN, r2r, ProfileSpace.of(REF), engine)
+    assert verdict.verdict == "FAIL"
+    honest = R2R.evaluate
+
+    def disagreeing(self, content, keep=True):
+        if not keep:
+            raise EvaluatorDisagreement(f"rdflib and Oxigraph disagree on the window {content}: test")
+        return honest(self, content, keep)
+    monkeypatch.setattr(R2R, "evaluate", disagreeing)
+    diagnose(verdict, r2r)
+    assert verdict.verdict == "FAIL"
+    assert any(d.startswith("gracious mode stopped: rdflib and Oxigraph disagree on the window")
+               and d.endswith("a trial window of the diagnosis, so the verdict stands")
+               for w in verdict.best.windows for d in w.diagnostics)

@@ -32,6 +32,7 @@ from oracle.findings import FINDINGS
 from oracle.judge.gracious import reconstruct
 from oracle.judge.provenance import Provenance
 from oracle.judge.shapes import shape_findings
+from oracle.r2r.evaluators import EvaluatorDisagreement
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
 from oracle.r2r.terms import show_solution
@@ -194,19 +195,23 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
                                  f"window {index} on) carry only their status")
         # the cheap hypotheses need both sides; a MISSING or EXTRA report goes straight to provenance
         explained = not (w.missing or w.extra) or diagnosed > DIAGNOSED_WINDOWS
-        if not explained and w.status == MISMATCH:
-            i = order.get(id(e))
-            neighbours = [("previous", expected[i - 1] if i else None),
-                          ("next", expected[i + 1] if i is not None and i + 1 < len(expected) else None)]
-            explained = _cheap_hypotheses(w, query, whole_fault, previous, neighbours, best.profile, kinds)
-        if not explained and prov is not None:
-            # a Dstream solution is one that left: it comes from the previous window's content
-            source = previous if operator == "dstream" and previous is not None else e
-            _missing_from(w, prov, source, kinds)
-            _extra_from(w, prov, whole, kinds)
-            for label, rows in (("missing", w.missing), ("extra", w.extra)):
-                if len(rows) > SHOWN:
-                    w.diagnostics.append(f"… and {len(rows) - SHOWN} more {label} solutions")
+        try:  # a trial of the diagnosis never changes the verdict: an evaluator disagreement there is a note
+            if not explained and w.status == MISMATCH:
+                i = order.get(id(e))
+                neighbours = [("previous", expected[i - 1] if i else None),
+                              ("next", expected[i + 1] if i is not None and i + 1 < len(expected) else None)]
+                explained = _cheap_hypotheses(w, query, whole_fault, previous, neighbours, best.profile, kinds)
+            if not explained and prov is not None:
+                # a Dstream solution is one that left: it comes from the previous window's content
+                source = previous if operator == "dstream" and previous is not None else e
+                _missing_from(w, prov, source, kinds)
+                _extra_from(w, prov, whole, kinds)
+                for label, rows in (("missing", w.missing), ("extra", w.extra)):
+                    if len(rows) > SHOWN:
+                        w.diagnostics.append(f"… and {len(rows) - SHOWN} more {label} solutions")
+        except EvaluatorDisagreement as exc:
+            w.diagnostics.append(f"not diagnosed further: {_disagreement(exc)}")
+            explained = True
         if gracious and not explained and w.status == MISMATCH and e is not None and len(borders_left) < GRACIOUS_WINDOWS:
             borders_left.append((w, previous))  # second pass: the costly search comes after every window's findings
         previous = e if e is not None else previous
@@ -339,6 +344,12 @@ def _extra_from(w: WindowResult, prov: Provenance, whole: tuple[int, int], kinds
             w.diagnostics.append(f"extra {shown}, derivable from no stream element")
 
 
+def _disagreement(exc: EvaluatorDisagreement) -> str:
+    """A trial window's evaluator disagreement, in words: the verdict stands, the hypothesis is not judged."""
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return f"{first[:300]} — a trial window of the diagnosis, so the verdict stands"
+
+
 def _late(deadline: float | None) -> bool:
     return deadline is not None and time.monotonic() > deadline
 
@@ -355,9 +366,13 @@ def _graciously(verdict: CaseVerdict, query: R2R, windows: list, deadline: float
                                  "later ones were not searched (this part of the reason depends on the machine's "
                                  "speed; raise --case-timeout)")
             break
-        prev_sol = query.evaluate(previous.content) if previous is not None else None
-        g = reconstruct(query, operator, e.content, e.opening, e.closing, w.actual_solutions,
-                        prev_sol, reach=e.closing - e.opening, deadline=deadline)
+        try:  # a trial window of gracious mode never changes the verdict
+            prev_sol = query.evaluate(previous.content) if previous is not None else None
+            g = reconstruct(query, operator, e.content, e.opening, e.closing, w.actual_solutions,
+                            prev_sol, reach=e.closing - e.opening, deadline=deadline)
+        except EvaluatorDisagreement as exc:
+            w.diagnostics.append(f"gracious mode stopped: {_disagreement(exc)}")
+            continue
         w.gracious = g.describe()
         if (g.opening, g.closing) != (e.opening, e.closing) and g.f1 > w.f1:
             shown += 1
