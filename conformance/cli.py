@@ -313,10 +313,10 @@ def study_commands(sub) -> None:
     p.add_argument("-v", "--verbose", action="store_true", help="a progress line per cell judged, also when not a terminal")
     p.set_defaults(func=reproduce)
 
-    p = sub.add_parser("sparql-suite", help="the W3C SPARQL query-evaluation tests through the oracle's R2R, "
-                                            "per evaluator: PASS / FAIL / ERROR per folder and in total")
+    p = sub.add_parser("sparql-suite", help="the W3C SPARQL query-evaluation tests through the oracle's R2R and "
+                                            "the Spark engine: PASS / FAIL / UNSUPPORTED / ERROR per folder and in total")
     p.add_argument("--evaluator", action="append", choices=list(sparqlsuite.TARGETS), default=None,
-                   help="rdflib or oxigraph (repeatable; default both)")
+                   help="rdflib, oxigraph or spark (the Spark engine; repeatable; default rdflib and oxigraph)")
     p.add_argument("--folder", action="append", default=None, help="e.g. sparql11/exists (repeatable; default all)")
     p.add_argument("--json", default=None, help="write every test's outcome and the counts here")
     p.add_argument("--data-root", default=None, help="the folder holding w3c-sparql/ (default: as for pytest)")

@@ -1,7 +1,9 @@
-"""``rspconf sparql-suite``: the W3C SPARQL query-evaluation tests (default graph only) through the oracle's
-own R2R, one window holding each test's data, with each evaluator (rdflib, Oxigraph).  Per test PASS (the
-answer is the W3C's by the kit's comparison rules), FAIL (another answer), ERROR (the evaluator raised);
-per folder and in total, and as JSON.
+"""``rspconf sparql-suite``: the W3C SPARQL query-evaluation tests (default graph only), one window holding
+each test's data, through the oracle's own R2R with each evaluator (rdflib, Oxigraph) and through the
+Spark engine (``spark``: its adapter's ``run``, as a conformance run calls it).  Per test PASS (the
+answer is the W3C's by the kit's comparison rules), FAIL (another answer: for an engine, a defect),
+UNSUPPORTED (the engine refused the query by name), ERROR (it raised); per folder and in total, and as
+JSON.
 
 It exists so that nothing of the kit's own between the query and the evaluators — the predicate
 pre-filter, the held stream, the term conversions — can make both evaluators wrong together unseen: the
@@ -20,13 +22,45 @@ from rdflib.compare import isomorphic
 from rdflib.namespace import RDF
 
 from conformance.corpus import w3c
-from oracle.model import Element, Stream
+from engines.contract import RunRequest, Unsupported
+from oracle.compare import observed_solutions
+from oracle.model import Element, Stream, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions, same
+from oracle.r2r.terms import show_solution
 
 RS = Namespace("http://www.w3.org/2001/sw/DataAccess/tests/result-set#")
-TARGETS = ("rdflib", "oxigraph")
-OUTCOMES = ("PASS", "FAIL", "ERROR")
+TARGETS = ("rdflib", "oxigraph", "spark")
+#: the targets run when none is named: the oracle's two evaluators (Spark takes a few minutes)
+DEFAULT_TARGETS = ("rdflib", "oxigraph")
+OUTCOMES = ("PASS", "FAIL", "UNSUPPORTED", "ERROR")
+#: the one window an engine sees: the test's data at t=0, in [0, 10)
+WINDOW = WindowSpec(10, 10)
+STREAM_IRI = "http://example.org/w3c-test"
+
+
+def run_engine(test: w3c.SuiteTest, engine) -> tuple[str, str]:
+    """(outcome, why) of one test through an engine adapter: one window holding the test's data, RStream;
+    the first report's solutions are the answer (none: no solutions)."""
+    try:
+        data = tuple(test.graph())
+        stream = Stream((Element(0, data, source=str(test.data)),) if data else ())
+        text = test.query_text()
+        query = R2R(text, stream, "rdflib")  # the query's form and variables, for the comparison
+        expected = test.expected()
+    except Exception as exc:  # noqa: BLE001 - a test file the kit cannot read is the test's ERROR
+        return "ERROR", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+    request = RunRequest(f"w3c:{test.id}", stream, text, text, WINDOW, "rstream", STREAM_IRI)
+    try:
+        reports = engine.run(request)
+    except Unsupported as exc:
+        return "UNSUPPORTED", str(exc)[:300]
+    except Exception as exc:  # noqa: BLE001 - the engine raised: the test's ERROR
+        return "ERROR", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+    got = observed_solutions(reports[0], query.form) if reports else Solutions.of([])
+    if not query.ordered:  # a report's solutions come in a sequence; only ORDER BY makes it count
+        got = Solutions(got.rows, got.keys, False)
+    return compare(query, got, expected, test.lax)
 
 
 def run(test: w3c.SuiteTest, evaluator: str) -> tuple[str, str]:
@@ -63,8 +97,20 @@ def compare(query: R2R, got: Solutions, expected, lax: bool = False) -> tuple[st
         right = set(mine) == set(theirs) and all(mine[k] <= theirs[k] for k in mine)
         return ("PASS", "") if right else ("FAIL", f"{len(got)} solutions, the W3C {len(want)} (REDUCED)")
     if not same(want, got) if not ordered else not same(got, want):
-        return "FAIL", f"{len(got)} solutions, the W3C {len(want)}" + (" (or another order)" if got.ordered else "")
+        return "FAIL", f"{len(got)} solutions, the W3C {len(want)}" + (" (or another order)" if got.ordered else "") \
+            + _difference(want, got)
     return "PASS", ""
+
+
+def _difference(want: Solutions, got: Solutions) -> str:
+    """The first solution only the W3C has and the first only the answer has, in the kit's precise form."""
+    extra, missing = Counter(got.keys) - Counter(want.keys), Counter(want.keys) - Counter(got.keys)
+    parts = []
+    for label, keys, rows in (("missing", missing, want), ("extra", extra, got)):
+        row = next((r for k, r in zip(rows.keys, rows.rows) if k in keys), None)
+        if row is not None:
+            parts.append(f"{label} {show_solution(row, precise=True)}")
+    return (": " + "; ".join(parts)) if parts else ""
 
 
 def _rows(expected) -> tuple[list[dict], bool | None]:
@@ -82,14 +128,19 @@ def _rows(expected) -> tuple[list[dict], bool | None]:
     return [{str(v): row[v] for v in expected.vars if row[v] is not None} for row in expected], None
 
 
-def run_suite(tests: list[w3c.SuiteTest], evaluators=TARGETS) -> dict:
-    """Every test with every evaluator: per test its outcomes, per folder and in total the counts."""
+def run_suite(tests: list[w3c.SuiteTest], evaluators=DEFAULT_TARGETS) -> dict:
+    """Every test with every target: per test its outcomes, per folder and in total the counts."""
     logging.getLogger("rdflib").setLevel(logging.ERROR)  # the suite has ill-typed literals on purpose
+    engine = None
+    if "spark" in evaluators:
+        from engines.spark import SparkEngine  # deferred: pyspark is optional (the spark extra)
+
+        engine = SparkEngine()
     results = []
     for test in tests:
         entry = {"id": test.id}
         for evaluator in evaluators:
-            outcome, why = run(test, evaluator)
+            outcome, why = run_engine(test, engine) if evaluator == "spark" else run(test, evaluator)
             entry[evaluator] = {"outcome": outcome, "why": why}
         results.append(entry)
     totals: dict = {e: Counter() for e in evaluators}
@@ -104,13 +155,13 @@ def run_suite(tests: list[w3c.SuiteTest], evaluators=TARGETS) -> dict:
 
 
 def text(doc: dict) -> str:
-    """Per folder and in total, PASS / FAIL / ERROR per evaluator."""
+    """Per folder and in total, PASS / FAIL / UNSUPPORTED / ERROR per target."""
     evaluators = list(doc["totals"])
-    head = f"{'folder':<30}" + "".join(f"{e:>24}" for e in evaluators)
+    head = f"{'folder':<30}" + "".join(f"{e:>20}" for e in evaluators)
 
     def cells(counts):
-        return "".join(f"{' / '.join(str(counts[e].get(o, 0)) for o in OUTCOMES):>24}" for e in evaluators)
-    lines = [head + "   (PASS / FAIL / ERROR)", "-" * len(head)]
+        return "".join(f"{' / '.join(str(counts[e].get(o, 0)) for o in OUTCOMES):>20}" for e in evaluators)
+    lines = [head + "   (PASS / FAIL / UNSUPPORTED / ERROR)", "-" * len(head)]
     lines += [f"{folder:<30}" + cells(counts) for folder, counts in doc["folders"].items()]
     lines.append(f"{'total':<30}" + cells(doc["totals"]))
     return "\n".join(lines)
@@ -123,7 +174,7 @@ def main(args) -> int:
     except w3c.SuiteMissing as exc:
         print(f"error: {exc}")
         return 2
-    doc = run_suite(tests, tuple(args.evaluator or TARGETS))
+    doc = run_suite(tests, tuple(args.evaluator or DEFAULT_TARGETS))
     print(text(doc))
     if args.json:
         Path(args.json).write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")

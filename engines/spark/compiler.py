@@ -24,6 +24,7 @@ import itertools
 from pyspark.sql import DataFrame
 from rdflib import Literal, URIRef, Variable
 from rdflib.namespace import XSD
+from rdflib.paths import Path
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from engines.contract import Unsupported
@@ -236,6 +237,8 @@ class Compiler:
             return Relation(f"SELECT {quote(K)} FROM {self.windows}", [K])
         parts = []
         for s, p, o in triples:
+            if isinstance(p, Path):  # never compiled as a constant predicate: that would silently match nothing
+                raise Unsupported(f"property paths ({type(p).__name__})")
             conditions: list[str] = []
             cols = [K]
             selected = [quote(K)]
