@@ -36,11 +36,26 @@ def test_a_pre_filter_blind_to_exists_makes_both_evaluators_wrong_and_the_suite_
     monkeypatch.setattr(r2r_query, "UNTRANSLATED", set())
     tests = [t for t in suite(["sparql11/negation"]) if t.name in ("exists-01", "temporal-proximity-by-exclusion-nex-1")]
     doc = sparqlsuite.run_suite(tests)
+    nex = "2 solutions, the W3C 1: extra {?date=\"2010-01-02\"^^xsd:date, ?exam=examination2}"
     assert {(t["id"], e): t[e]["why"] for t in doc["tests"] for e in sparqlsuite.DEFAULT_TARGETS} == {
-        ("sparql11/negation/exists-01", "rdflib"): "0 solutions, the W3C 2",
-        ("sparql11/negation/exists-01", "oxigraph"): "0 solutions, the W3C 2",
-        ("sparql11/negation/temporal-proximity-by-exclusion-nex-1", "rdflib"): "2 solutions, the W3C 1",
-        ("sparql11/negation/temporal-proximity-by-exclusion-nex-1", "oxigraph"): "2 solutions, the W3C 1"}
+        ("sparql11/negation/exists-01", "rdflib"): "0 solutions, the W3C 2: missing {?set=b}",
+        ("sparql11/negation/exists-01", "oxigraph"): "0 solutions, the W3C 2: missing {?set=b}",
+        ("sparql11/negation/temporal-proximity-by-exclusion-nex-1", "rdflib"): nex,
+        ("sparql11/negation/temporal-proximity-by-exclusion-nex-1", "oxigraph"): nex}
+
+
+def test_an_empty_solution_is_a_solution_in_the_expected_results_and_in_the_oracles_answer():
+    """rdflib skips a solution that binds nothing when a result is iterated: the runner read the W3C's
+    expected results so (rdflib and the runner were wrong together on distinct-4, no-distinct-4 and
+    agg-empty-group-max-2), and the oracle read rdflib's answers so (MAX over an empty window without GROUP
+    BY gave no solution).  rdflib's own GROUP BY over nothing gives one empty solution where there is no
+    group (agg-empty-group-max-1, agg-empty-group-count-1): the oracle drops it."""
+    names = ("distinct-4", "no-distinct-4", "agg-empty-group-max-1", "agg-empty-group-max-2",
+             "agg-empty-group-count-1")
+    tests = [t for t in suite(["sparql10/distinct", "sparql11/aggregates"]) if t.name in names]
+    assert len(tests) == 5
+    doc = sparqlsuite.run_suite(tests)
+    assert [(t["id"], e) for t in doc["tests"] for e in sparqlsuite.DEFAULT_TARGETS if t[e]["outcome"] != "PASS"] == []
 
 
 def test_the_cli_prints_the_table_per_folder(capsys):
@@ -49,8 +64,8 @@ def test_the_cli_prints_the_table_per_folder(capsys):
 
     assert cli.main(["sparql-suite", "--folder", "sparql11/exists"]) == 0
     out = capsys.readouterr().out
-    assert "sparql11/exists" in out and out.splitlines()[-1].split() == ["total", "4", "/", "0", "/", "0", "4", "/",
-                                                                          "0", "/", "0"]
+    assert "sparql11/exists" in out and out.splitlines()[-1].split() == ["total", "4", "/", "0", "/", "0", "/", "0",
+                                                                          "4", "/", "0", "/", "0", "/", "0"]
 
 
 @pytest.mark.slow

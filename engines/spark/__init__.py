@@ -26,10 +26,11 @@ import threading
 
 from rdflib.plugins.sparql import prepareQuery
 
-from engines.contract import EngineInfo, LiveUnsupported, RunRequest
+from engines.contract import EngineInfo, LiveUnsupported, RunRequest, Unsupported
 from engines.spark import session as spark_session
 from engines.spark.reporter import Reporter
 from engines.spark.session import session
+from engines.spark.sqlterms import refusal
 from oracle.model import ObservedReport
 
 CAPABILITIES = frozenset({
@@ -73,6 +74,15 @@ class SparkEngine:
         return capabilities - {"large-stream"} if self.mode == "streaming" and self.source == "socket" else capabilities
 
     def run(self, request: RunRequest) -> list[ObservedReport]:
+        try:
+            return self._run(request)
+        except Exception as exc:
+            reason = refusal(exc)  # data the job met that this engine would answer wrongly: refused by name
+            if reason is not None:
+                raise Unsupported(reason) from None
+            raise
+
+    def _run(self, request: RunRequest) -> list[ObservedReport]:
         algebra = prepareQuery(request.r2r).algebra
         self._cancel = threading.Event()
         if self.mode == "streaming":

@@ -28,20 +28,20 @@ from rdflib.paths import Path
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from engines.contract import Unsupported
+from engines.spark.sqlcompare import compare
+from engines.spark.sqlnumbers import arithmetic, constant, negate, total
 from engines.spark.sqlterms import (
     NULL_TERM,
     NUMERIC,
     Relation,
     Value,
     as_bool,
-    as_num,
     as_term,
     col_name,
-    double,
-    double_literal,
     integer_literal,
     is_var,
     lexical,
+    literal_lexical,
     n3,
     number,
     quote,
@@ -51,9 +51,7 @@ from engines.spark.sqlterms import (
 K = "__k"
 G = "__g"  # the named graph a triple is in (several windows); '' for the default graph
 RANK = "__rank"  # a solution's position in its window under ORDER BY
-
-
-COMPARISONS = {"=": "=", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
+PRESENT = "__present"  # an aggregate's group exists in the window (no GROUP BY: else the empty group's values)
 
 
 class Compiler:
@@ -79,10 +77,9 @@ class Compiler:
             return Value("term", quote(name) if name in rel.cols else NULL_TERM)
         if isinstance(e, (URIRef, Literal)):
             if isinstance(e, Literal) and e.datatype is not None and str(e.datatype) in NUMERIC:
-                try:
-                    return Value("num", double(float(e.toPython())))
-                except (TypeError, ValueError):
-                    pass
+                typed = constant(e)
+                if typed is not None:
+                    return typed
             return Value("term", sql_string(n3(e)))
         if not isinstance(e, CompValue):
             raise Unsupported(f"expression {e!r}")
@@ -91,17 +88,7 @@ class Compiler:
             a, b, op = self.expr(e.expr, rel), self.expr(e.other, rel), e.op
             if op == "IN" or op == "NOT IN":
                 raise Unsupported("IN / NOT IN")
-            na, nb = as_num(a) if a.kind != "bool" else None, as_num(b) if b.kind != "bool" else None
-            sign = COMPARISONS[op]
-            if op in ("=", "!="):
-                terms = f"({as_term(a)}) {sign} ({as_term(b)})"
-                if na is None or nb is None:
-                    return Value("bool", terms)
-                return Value("bool", f"CASE WHEN ({na}) IS NOT NULL AND ({nb}) IS NOT NULL"
-                                     f" THEN ({na}) {sign} ({nb}) ELSE {terms} END")
-            if na is None or nb is None:
-                raise Unsupported("a boolean used as a number")
-            return Value("bool", f"({na}) {sign} ({nb})")
+            return compare(op, a, b)
         if name in ("ConditionalAndExpression", "ConditionalOrExpression"):
             joiner = " AND " if name == "ConditionalAndExpression" else " OR "
             parts = [as_bool(self.expr(x, rel)) for x in [e.expr, *(e.other or [])]]
@@ -109,14 +96,12 @@ class Compiler:
         if name == "UnaryNot":
             return Value("bool", f"(NOT ({as_bool(self.expr(e.expr, rel))}))")
         if name == "UnaryMinus":
-            return Value("num", f"(- ({as_num(self.expr(e.expr, rel))}))")
+            return negate(self.expr(e.expr, rel))
         if name in ("AdditiveExpression", "MultiplicativeExpression"):
-            out = as_num(self.expr(e.expr, rel))
+            out = self.expr(e.expr, rel)
             for op, other in zip(e.op or [], e.other or []):
-                right = as_num(self.expr(other, rel))
-                out = (f"CASE WHEN ({right}) != 0 THEN ({out}) / ({right}) END" if op == "/"
-                       else f"(({out}) {op} ({right}))")
-            return Value("num", out)
+                out = arithmetic(op, out, self.expr(other, rel))
+            return out
         if name == "Builtin_BOUND":
             return Value("bool", f"(({self.expr(e.arg, rel).sql}) IS NOT NULL)")
         if name == "Builtin_REGEX":
@@ -125,7 +110,7 @@ class Compiler:
             pattern = e.pattern
             if not isinstance(pattern, Literal):
                 raise Unsupported("REGEX with a non-constant pattern")
-            text = lexical(as_term(self.expr(e.text, rel)))
+            text = literal_lexical(as_term(self.expr(e.text, rel)))  # REGEX of an IRI is a type error
             return Value("bool", f"(({text}) RLIKE {sql_string(str(pattern))})")
         if name == "Builtin_STR":
             inner = as_term(self.expr(e.arg, rel))
@@ -211,9 +196,7 @@ class Compiler:
             else:
                 expr, descending = cond, False
             term = as_term(self.expr(expr, rel))
-            kind = (f"CASE WHEN ({term}) IS NULL THEN 0 WHEN startswith({term}, '_:') THEN 1"
-                    f" WHEN startswith({term}, '<') THEN 2 ELSE 3 END")
-            for key in (kind, number(term), f"coalesce({lexical(term)}, {term})"):
+            for key in (term_rank(term), number(term), f"coalesce({lexical(term)}, {term})"):
                 keys.append(f"{key} {'DESC NULLS LAST' if descending else 'ASC NULLS FIRST'}")
         keys += [f"{quote(c)} ASC NULLS FIRST" for c in sorted(rel.cols) if c != K]
         return rel.with_column(RANK, f"row_number() OVER (PARTITION BY {quote(K)} ORDER BY {', '.join(keys)})",
@@ -300,31 +283,40 @@ class Compiler:
                 fills[res] = zero
                 continue
             if kind in ("Aggregate_Sum", "Aggregate_Avg"):
-                value = as_num(self.expr(a.vars, rel))
-                if kind == "Aggregate_Sum":
-                    aggs.append((res, double_literal(f"sum({distinct}{value})")))
-                else:
-                    aggs.append((res, double_literal(f"avg(CASE WHEN ({value}) IS NOT NULL THEN {value} END)")))
+                if a.distinct:
+                    raise Unsupported(f"{'SUM' if kind == 'Aggregate_Sum' else 'AVG'}(DISTINCT …)")
+                aggs.append((res, as_term(total(self.expr(a.vars, rel), average=kind == "Aggregate_Avg"))))
                 fills[res] = zero
             elif kind in ("Aggregate_Min", "Aggregate_Max"):
+                # in ORDER BY's order (SPARQL 1.1 §18.5.1.6): blank nodes < IRIs < literals, numbers by value
                 term = as_term(self.expr(a.vars, rel))
-                pick, plain = ("min_by", "min") if kind == "Aggregate_Min" else ("max_by", "max")
-                aggs.append((res, f"coalesce({pick}({term}, {number(term)}), {plain}({term}))"))
+                pick = "min_by" if kind == "Aggregate_Min" else "max_by"
+                aggs.append((res, f"{pick}({term}, named_struct('kind', {term_rank(term)}, 'number', {number(term)},"
+                                  f" 'text', coalesce({lexical(term)}, {term})))"))
             elif kind == "Aggregate_Sample":
                 aggs.append((res, f"first({as_term(self.expr(a.vars, rel))}, true)"))
             else:
                 raise Unsupported(f"the aggregate {kind}")
         listed = ", ".join(quote(k) for k in keys)
         selected = ", ".join([listed] + [f"{sql} AS {quote(res)}" for res, sql in aggs])
-        out = Relation(f"SELECT {selected} FROM ({rel.sql}) {self.alias()} GROUP BY {listed}",
-                       keys + [res for res, _ in aggs])
         if group.expr:
-            return out
-        # one solution per window even when nothing matched (SPARQL 1.1 §18.5.1: COUNT/SUM/AVG = 0)
-        filled = ", ".join([quote(K)] + [f"coalesce({quote(c)}, {fills[c]}) AS {quote(c)}" if c in fills else quote(c)
-                                         for c in out.cols if c != K])
+            return Relation(f"SELECT {selected} FROM ({rel.sql}) {self.alias()} GROUP BY {listed}",
+                            keys + [res for res, _ in aggs])
+        # one solution per window even when nothing matched (SPARQL 1.1 §18.5.1: COUNT/SUM/AVG = 0); a
+        # window whose group exists keeps its aggregates, an error (unbound) included
+        out = Relation(f"SELECT {selected}, true AS {quote(PRESENT)} FROM ({rel.sql}) {self.alias()} GROUP BY {listed}",
+                       keys + [res for res, _ in aggs] + [PRESENT])
+        filled = ", ".join([quote(K)] + [f"CASE WHEN {quote(PRESENT)} IS NULL THEN {fills[c]} ELSE {quote(c)} END"
+                                         f" AS {quote(c)}" if c in fills else quote(c)
+                                         for c in out.cols if c not in (K, PRESENT)])
         return Relation(f"SELECT {filled} FROM {self.windows} LEFT OUTER JOIN ({out.sql}) {self.alias()}"
-                        f" USING ({quote(K)})", out.cols)
+                        f" USING ({quote(K)})", [c for c in out.cols if c != PRESENT])
+
+
+def term_rank(term: str) -> str:
+    """SQL: a term's place in SPARQL's order of kinds: unbound 0 < blank node 1 < IRI 2 < literal 3."""
+    return (f"CASE WHEN ({term}) IS NULL THEN 0 WHEN startswith({term}, '_:') THEN 1"
+            f" WHEN startswith({term}, '<') THEN 2 ELSE 3 END")
 
 
 def compile_sql(algebra, windowed: str, windows: str, graphs: bool = False) -> tuple[str, Relation, list[str]]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from engines.spark.sqlterms import plain_strings
+
 TERM = r'(<[^>]*>|_:[^\s]+|"(?:[^"\\]|\\.)*"(?:@[A-Za-z0-9-]+|\^\^<[^>]*>)?)'
 LINE = r"^\s*" + TERM + r"\s+" + TERM + r"\s+" + TERM + r"(?:\s+" + TERM + r")?\s*\.\s*$"
 TIME_PREDICATE = "<https://w3id.org/rspconf#time>"
@@ -67,7 +69,7 @@ def terms(lines: DataFrame) -> DataFrame:
     split_terms = "array(__parts[0], __parts[1], __parts[2], IF(size(__parts) = 5, __parts[3], ''))"
     regex_terms = "array(" + ", ".join(regex(i) for i in range(1, 5)) + ")"
     return (split.selectExpr(f"explode(array(CASE WHEN {SIMPLE} THEN {split_terms} ELSE {regex_terms} END)) AS __t")
-            .selectExpr("__t[0] AS s", "__t[1] AS p", "__t[2] AS o", "__t[3] AS g"))
+            .selectExpr("__t[0] AS s", "__t[1] AS p", f"{plain_strings('__t[2]')} AS o", "__t[3] AS g"))
 
 
 def parse(lines: DataFrame) -> DataFrame:

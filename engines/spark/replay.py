@@ -7,6 +7,7 @@ from __future__ import annotations
 from engines.contract import RunRequest
 from engines.spark import ingest, s2r
 from engines.spark.session import session
+from engines.spark.sqlterms import n3
 from engines.spark.windowjob import (
     SCHEMA,
     answers,
@@ -31,7 +32,7 @@ def replay(request: RunRequest, algebra, t0: int, master: str):
             return s2r.multi(spark, quads, arrived, request.window, t0, request.stream_iri, static, algebra)
         operator = s2r.valid if isinstance(request.window, ValiditySpec) else s2r.counted
         return operator(spark, quads, arrived, request.window, static, algebra)
-    rows = [(s.n3(), p.n3(), o.n3(), e.t) for e in request.stream.elements for s, p, o in e.triples]
+    rows = [(n3(s), n3(p), n3(o), e.t) for e in request.stream.elements for s, p, o in e.triples]
     triples = matchable(spark.createDataFrame(rows, SCHEMA), algebra)
     last = request.stream.elements[-1].t if request.stream.elements else None
     return evaluate(spark, triples, static_frame(spark, request.stream, algebra), request.window, t0, last, algebra)

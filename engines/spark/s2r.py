@@ -17,6 +17,7 @@ from pyspark.sql.types import LongType, StringType, StructField, StructType
 from rdflib import URIRef
 
 from engines.spark.compiler import G, K, sql_over, view_names
+from engines.spark.sqlterms import n3
 from engines.spark.windowjob import answers, assign, matchable, partitions, solve
 from oracle.model import WindowSpec
 
@@ -36,7 +37,7 @@ class Arrived:
 
 def from_elements(spark, elements) -> tuple[DataFrame, list[Arrived]]:
     """The case's elements as ``quads`` and ``arrived`` (replay: all at once)."""
-    rows = [(s.n3(), p.n3(), o.n3(), i) for i, e in enumerate(elements) for s, p, o in e.triples]
+    rows = [(n3(s), n3(p), n3(o), i) for i, e in enumerate(elements) for s, p, o in e.triples]
     return (spark.createDataFrame(rows, QUADS),
             [Arrived(e.t, e.stream, e.until, e.expires) for e in elements])
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from rdflib import BNode, Variable
+from rdflib import BNode, Literal, Variable
 from rdflib.namespace import XSD
 
 from engines.contract import Unsupported
@@ -25,14 +25,56 @@ NUMERIC_ARRAY = "array(" + ", ".join(f"'{x}'" for x in NUMERIC) + ")"
 TYPED_MARK = '"^^<'  # between a typed literal's lexical form and its datatype IRI
 
 
-LEXICAL = r'^"(.*)"(?:@[A-Za-z-]+|\^\^<[^>]*>)?$'
+LEXICAL = r'(?s)^"(.*)"(?:@[A-Za-z-]+|\^\^<[^>]*>)?$'  # (?s): a lexical form may hold a line break
 
 
 NULL_TERM = "CAST(NULL AS STRING)"
 
+#: the mark of a refusal raised inside a Spark job (:func:`refuse`); the engine turns it into Unsupported
+REFUSAL = "rspconf-refuses: "
+
+
+def refuse(what: str) -> str:
+    """SQL that stops the job with ``what`` as the reason: for data this engine would answer wrongly (it
+    refuses at run time, by name, what it cannot tell from the query alone).  :func:`refusal` reads it back."""
+    return f"raise_error({sql_string(REFUSAL + what)})"
+
+
+def refusal(exc: BaseException) -> str | None:
+    """The reason of a :func:`refuse` in a failed Spark job's exception, else None."""
+    text = str(exc)
+    at = text.find(REFUSAL)
+    if at < 0:
+        return None
+    reason = text[at + len(REFUSAL):].splitlines()[0]
+    return reason.split(" SQLSTATE")[0].rstrip(' ."\'')
+
+
+STRING_SUFFIX = f'"^^<{XSD.string}>'
+
+
+_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
+
 
 def n3(term) -> str:
-    return term.n3()
+    """A term as the engine's columns hold it: N-Triples (one line: rdflib writes a literal with a line
+    break in Turtle's long form), an xsd:string literal as the simple literal it is and a language tag
+    in lower case (RDF 1.1: the same term), so that equality, DISTINCT and joins see one term."""
+    if not isinstance(term, Literal):
+        return term.n3()
+    text = '"' + str(term).translate(_ESCAPES) + '"'
+    if term.language:
+        return f"{text}@{term.language.lower()}"
+    if term.datatype is not None and term.datatype != XSD.string:
+        return f"{text}^^<{term.datatype}>"
+    return text
+
+
+def plain_strings(column: str) -> str:
+    """SQL: the term in ``column`` with an xsd:string literal written as a simple literal (:func:`n3`, for
+    terms read from text by Spark)."""
+    return (f"CASE WHEN endswith({column}, {sql_string(STRING_SUFFIX)}) THEN substr({column}, 1, "
+            f"length({column}) - {len(STRING_SUFFIX) - 1}) ELSE {column} END")
 
 
 def sql_string(text: str) -> str:
@@ -60,10 +102,15 @@ def double(x: float) -> str:
 
 @dataclass
 class Value:
-    """A compiled expression, as SQL text: an N-Triples term, a numeric (double) value, or a boolean."""
+    """A compiled expression, as SQL text: an N-Triples term, a number, or a boolean.  A number's ``sql``
+    is its DOUBLE value; a typed one (:mod:`engines.spark.sqlnumbers`) also has its type code per row,
+    its exact DECIMAL value (integers, decimals) and ``text``, the term it makes."""
 
     kind: str  # "term" | "num" | "bool"
     sql: str
+    dtype: str | None = None
+    exact: str | None = None
+    text: str | None = None
 
 
 @dataclass
@@ -119,6 +166,24 @@ def truthy(x: str) -> str:
     return f"(({x}) != 0 AND NOT isnan({x}))"
 
 
+def literal_lexical(c: str) -> str:
+    """The lexical form of a literal, N-Triples escapes undone (``\\n`` is a line break); null (a type
+    error) for an IRI, a blank node or unbound."""
+    return f"CASE WHEN startswith({c}, '\"') THEN {unescaped(f'regexp_extract({c}, {sql_string(LEXICAL)}, 1)')} END"
+
+
+def unescaped(text: str) -> str:
+    """SQL: N-Triples text with its escapes (\\t \\n \\r \\" \\\\) undone; others (\\u) are refused."""
+    chain = f"replace({text}, '\\\\\\\\', chr(0))"
+    for escape, char in (("t", "chr(9)"), ("n", "chr(10)"), ("r", "chr(13)"), ('"', "'\"'")):
+        chain = f"replace({chain}, '\\\\{escape}', {char})"
+    chain = f"replace({chain}, chr(0), chr(92))"
+    unicode = refuse("a literal with a \\u escape")
+    return (f"CASE WHEN NOT contains({text}, chr(92)) THEN {text}"
+            f" WHEN contains({text}, '\\\\u') OR contains({text}, '\\\\U') THEN {unicode} "
+            f"ELSE {chain} END")
+
+
 def lexical(c: str) -> str:
     """The lexical form of a literal, or the IRI text of an IRI."""
     return (f"CASE WHEN startswith({c}, '\"') THEN regexp_extract({c}, {sql_string(LEXICAL)}, 1)"
@@ -172,6 +237,6 @@ def as_term(v: Value) -> str:
     if v.kind == "term":
         return v.sql
     if v.kind == "num":
-        return double_literal(v.sql)
+        return v.text if v.text is not None else double_literal(v.sql)
     return (f"CASE WHEN ({v.sql}) IS NOT NULL THEN concat('\"', CASE WHEN {v.sql} THEN 'true' ELSE 'false' END,"
             f" '\"^^<{XSD.boolean}>') END")

@@ -38,6 +38,7 @@ from engines.contract import RunRequest
 from engines.spark import ingest, s2r
 from engines.spark.s2r import Arrived, count_spans, multi_instants
 from engines.spark.session import session
+from engines.spark.sqlterms import n3
 from engines.spark.windowjob import (
     NOTHING,
     SCHEMA,
@@ -67,7 +68,7 @@ def report_chunks(request: RunRequest, closes: list[int]) -> Iterator[list[str]]
 
 def element_lines(element) -> list[str]:
     """An element as YABench lines (``<s> <p> <o> "t" .``), the text both sources carry."""
-    return [f'{s.n3()} {p.n3()} {o.n3()} "{element.t}" .\n' for s, p, o in element.triples]
+    return [f'{n3(s)} {n3(p)} {n3(o)} "{element.t}" .\n' for s, p, o in element.triples]
 
 
 def write_chunks(chunks: Iterable[list[str]], folder: Path) -> int:
@@ -308,7 +309,7 @@ def element_quads(offset: int, element) -> list[str]:
     time (the kit's ``rspconf:time``), stream, validity and arrival offset (the position a source such as
     Kafka gives each record) as statements about that graph."""
     g = f"<urn:rspconf:element:{offset}>"
-    lines = [f"{s.n3()} {p.n3()} {o.n3()} {g} .\n" for s, p, o in element.triples]
+    lines = [f"{n3(s)} {n3(p)} {n3(o)} {g} .\n" for s, p, o in element.triples]
     lines.append(f'{g} <{RSPCONF}time> "{element.t}" .\n')
     if element.stream:
         lines.append(f"{g} <{RSPCONF}stream> <{element.stream}> .\n")

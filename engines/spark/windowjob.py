@@ -17,7 +17,7 @@ from engines.spark.compiler import (
     sql_over,
     view_names,
 )
-from engines.spark.sqlterms import sql_string
+from engines.spark.sqlterms import n3, sql_string
 
 SCHEMA = StructType([StructField("s", StringType()), StructField("p", StringType()),
                      StructField("o", StringType()), StructField("t", LongType())])
@@ -75,7 +75,7 @@ def static_frame(spark, stream, algebra) -> DataFrame | None:
     """The stream's background triples the query can match, as (s, p, o, t=0), or None."""
     if not stream.static:
         return None
-    return matchable(spark.createDataFrame([(s.n3(), p.n3(), o.n3(), 0) for s, p, o in stream.static], SCHEMA),
+    return matchable(spark.createDataFrame([(n3(s), n3(p), n3(o), 0) for s, p, o in stream.static], SCHEMA),
                      algebra)
 
 

@@ -39,6 +39,27 @@ class QueryError(ValueError):
     """The R2R query cannot be parsed or evaluated."""
 
 
+def _rows(result, grouped: bool) -> list[dict]:
+    """An rdflib SELECT result's solutions, variable name → term.  From ``bindings``, not by iterating
+    the result: iteration skips a solution that binds nothing, and that is a solution (MAX over nothing
+    without GROUP BY is one; W3C agg-empty-group-max-2, distinct-4).  But rdflib also answers a GROUP BY
+    over no solutions with one empty solution where there is no group at all (W3C agg-empty-group-max-1,
+    agg-empty-group-count-1): for a grouped query, an answer of nothing but empty solutions is none."""
+    rows = [{str(v): term for v, term in row.items() if term is not None} for row in result.bindings]
+    return [] if grouped and not any(rows) else rows
+
+
+def _grouped(node: Any) -> bool:
+    """Whether the query has a GROUP BY (rdflib wraps any aggregate in a Group; one with keys is grouped)."""
+    if isinstance(node, CompValue):
+        if node.name == "Group" and node.get("expr"):
+            return True
+        return any(_grouped(v) for v in node.values())
+    if isinstance(node, (list, tuple)):
+        return any(_grouped(v) for v in node)
+    return False
+
+
 def _order_vars(algebra: CompValue) -> tuple[str, ...] | None:
     """The projected variables an ORDER BY sorts on, if it sorts on projected variables only."""
     node, projected = algebra.p, None
@@ -127,6 +148,7 @@ class R2R:
         self.ordered = self.form == "SelectQuery" and "OrderBy" in names
         self.order_vars = _order_vars(self.query.algebra) if self.ordered else None
         self.distinct = self.form == "SelectQuery" and "Distinct" in names
+        self.grouped = _grouped(self.query.algebra)
         self.unsliced = self._unsliced() if self.order_vars else None
         self._cache: dict[tuple[int, int], Solutions] = {}
         self.evaluations = 0
@@ -154,9 +176,7 @@ class R2R:
     def _with_pool(self, sols: Solutions, g: Graph, init: dict | None) -> Solutions:
         full = sols
         if self.unsliced is not None:
-            result = g.query(self.unsliced, initBindings=init or {})
-            names = [str(v) for v in result.vars]
-            full = Solutions.of([{n: row[i] for i, n in enumerate(names) if row[i] is not None} for row in result])
+            full = Solutions.of(_rows(g.query(self.unsliced, initBindings=init or {}), self.grouped))
         return self._pooled(sols, full)
 
     def _pooled(self, sols: Solutions, full: Solutions) -> Solutions:
@@ -301,11 +321,7 @@ class R2R:
             return Solutions.of([{"ask": Literal(bool(result.askAnswer))}])
         if self.form == "ConstructQuery":
             return Solutions.of([{"s": s, "p": p, "o": o} for s, p, o in result.graph])
-        names = [str(v) for v in result.vars]
-        rows = []
-        for row in result:
-            rows.append({n: row[i] for i, n in enumerate(names) if row[i] is not None})
-        sols = Solutions.of(rows, self.ordered)
+        sols = Solutions.of(_rows(result, self.grouped), self.ordered)
         return self._with_pool(sols, g, init) if self.order_vars else sols
 
     def evaluate(self, content: tuple[int, int], keep: bool = True) -> Solutions:

@@ -1,0 +1,113 @@
+"""SPARQL's comparison operators (SPARQL 1.1 §17.3, operator mapping) as Spark SQL over terms.
+
+``=`` compares numbers by value, simple literals (xsd:string ones are simple: :func:`sqlterms.n3`) by
+text and booleans by value; any other pair is RDFterm-equal: the same term is equal, a language-tagged
+literal is the same term whatever the case of its tag, two other literals that are not the same term are
+a type error (null: a FILTER drops it; ``!=`` keeps the error), and an IRI or blank node against anything
+else is unequal.  ``<``, ``>``, ``<=``, ``>=`` order numbers, simple literals (by code point), booleans
+and xsd:dateTime values; any other pair is a type error.  What this engine cannot decide from the data —
+a dateTime with a time zone against one without, other date/time types — it *refuses* at run time
+(:func:`sqlterms.refuse`), never guessing.
+"""
+
+from __future__ import annotations
+
+from rdflib.namespace import XSD
+
+from engines.contract import Unsupported
+from engines.spark.sqlnumbers import DECIMAL, numeric
+from engines.spark.sqlterms import Value, as_num, as_term, literal_lexical, refuse, sql_string, typed_literal
+
+TEMPORAL = [str(x) for x in (XSD.dateTime, XSD.date, XSD.time, XSD.dateTimeStamp, XSD.gYear, XSD.gYearMonth,
+                             XSD.gMonth, XSD.gMonthDay, XSD.gDay, XSD.duration, XSD.dayTimeDuration,
+                             XSD.yearMonthDuration)]
+
+
+def _simple(c: str) -> str:
+    return f"(startswith({c}, '\"') AND endswith({c}, '\"') AND length({c}) >= 2)"
+
+
+def _lang(c: str) -> str:
+    """A language-tagged literal: quoted, then ``@tag`` (a typed literal ends in ``>``, a simple one in a quote)."""
+    return f"(startswith({c}, '\"') AND NOT endswith({c}, '\"') AND NOT endswith({c}, '>'))"
+
+
+def _tag(c: str) -> str:
+    return f"lower(substring_index({c}, '@', -1))"
+
+
+def _boolean(c: str) -> str:
+    """The value of a valid xsd:boolean literal; null for anything else (an invalid form: not a boolean)."""
+    typed, lex, datatype = typed_literal(c)
+    return (f"CASE WHEN {typed} AND {datatype} = '{XSD.boolean}' THEN CASE WHEN {lex} IN ('true', '1') THEN true"
+            f" WHEN {lex} IN ('false', '0') THEN false END END")
+
+
+def _temporal(c: str) -> tuple[str, str]:
+    """(is a date/time literal, its datatype)."""
+    typed, _, datatype = typed_literal(c)
+    return f"({typed} AND {datatype} IN ({', '.join(sql_string(x) for x in TEMPORAL)}))", datatype
+
+
+def _date_times(sign: str, ta: str, tb: str) -> str:
+    """The CASE branches for two date/time literals.  Two xsd:dateTime values are compared as instants
+    (XPath: a value without a time zone is determinate against one with a zone only when they are more
+    than 14 hours apart); a time zone on one side only within 14 hours (the order then depends on the
+    implicit zone), a form Spark cannot read (hour 24) and two other date/time literals of one type are
+    refused; two of different types are a type error (a later branch)."""
+    (ka, da), (kb, db) = _temporal(ta), _temporal(tb)
+    (_, la, _), (_, lb, _) = typed_literal(ta), typed_literal(tb)
+    zone = "'(Z|[+-][0-9][0-9]:[0-9][0-9])$'"
+    at_a, at_b = f"try_cast({la} AS TIMESTAMP)", f"try_cast({lb} AS TIMESTAMP)"
+    return (f"WHEN {ka} AND {kb} AND {da} = '{XSD.dateTime}' AND {db} = '{XSD.dateTime}' THEN CASE"
+            f" WHEN {at_a} IS NULL OR {at_b} IS NULL THEN {refuse('a date/time form Spark does not read (hour 24?)')}"
+            f" WHEN ({la} RLIKE {zone}) != ({lb} RLIKE {zone}) AND abs(unix_seconds({at_a}) - unix_seconds({at_b}))"
+            f" <= 50400 THEN {refuse('comparing a date/time with a time zone to one without, less than 14 hours apart')}"
+            f" ELSE {at_a} {sign} {at_b} END"
+            f" WHEN {ka} AND {kb} AND {da} = {db} AND ({ta}) != ({tb}) THEN "
+            + refuse("comparing two date/time literals other than xsd:dateTime"))
+
+
+def compare(op: str, a: Value, b: Value) -> Value:
+    """``a op b`` for op one of = != < > <= >=, as a boolean Value (null: a type error)."""
+    if "num" in (a.kind, b.kind):
+        return _numbers(op, a, b)
+    ta, tb = as_term(a), as_term(b)
+    na = as_num(a) if a.kind != "bool" else "CAST(NULL AS DOUBLE)"
+    nb = as_num(b) if b.kind != "bool" else "CAST(NULL AS DOUBLE)"
+    sign = {"!=": "="}.get(op, op)
+    numeric = f"WHEN ({na}) IS NOT NULL AND ({nb}) IS NOT NULL THEN ({na}) {sign} ({nb})"
+    booleans = f"WHEN ({_boolean(ta)}) IS NOT NULL AND ({_boolean(tb)}) IS NOT NULL THEN ({_boolean(ta)}) {sign} ({_boolean(tb)})"
+    temporal = _date_times(sign, ta, tb)
+    if sign == "=":
+        la, lb = literal_lexical(ta), literal_lexical(tb)
+        equal = (f"CASE {numeric} WHEN {_simple(ta)} AND {_simple(tb)} THEN ({ta}) = ({tb}) {booleans}"
+                 f" WHEN ({ta}) = ({tb}) THEN true"
+                 f" WHEN {_lang(ta)} AND {_lang(tb)} THEN CASE WHEN ({la}) = ({lb}) AND {_tag(ta)} = {_tag(tb)}"
+                 f" THEN true END {temporal}"
+                 f" WHEN startswith({ta}, '\"') AND startswith({tb}, '\"') THEN CAST(NULL AS BOOLEAN)"
+                 f" WHEN ({ta}) IS NULL OR ({tb}) IS NULL THEN CAST(NULL AS BOOLEAN) ELSE false END")
+        return Value("bool", f"(NOT ({equal}))" if op == "!=" else f"({equal})")
+    # ordering: simple literals by their lexical forms (an escape in one would order by its escaped text:
+    # refused), numbers, booleans; anything else a type error
+    la, lb = literal_lexical(ta), literal_lexical(tb)
+    strings = (f"WHEN {_simple(ta)} AND {_simple(tb)} THEN CASE WHEN contains({ta}, chr(92)) OR contains({tb}, chr(92))"
+               f" THEN {refuse('ordering strings that hold an escaped character')} ELSE ({la}) {sign} ({lb}) END")
+    return Value("bool", f"(CASE {numeric} {strings} {booleans} {temporal} ELSE CAST(NULL AS BOOLEAN) END)")
+
+
+def _numbers(op: str, a: Value, b: Value) -> Value:
+    """A comparison with a computed number (always a number, or an error): integers and decimals compare
+    exactly, anything with a double or float as doubles; against a term that is no number, ``=`` is a
+    type error for a literal and false for an IRI or blank node."""
+    if "bool" in (a.kind, b.kind):
+        raise Unsupported("comparing a computed number with a boolean expression")
+    x, y = numeric(a), numeric(b)
+    sign = {"!=": "="}.get(op, op)
+    value = (f"CASE WHEN ({x.dtype}) IS NOT NULL AND ({y.dtype}) IS NOT NULL THEN CASE WHEN greatest({x.dtype}, {y.dtype})"
+             f" <= {DECIMAL} THEN ({x.exact}) {sign} ({y.exact}) ELSE ({x.sql}) {sign} ({y.sql}) END")
+    other = next((v.sql for v in (a, b) if v.kind == "term"), None)
+    if sign == "=" and other is not None:
+        value += f" WHEN ({other}) IS NOT NULL AND NOT startswith({other}, '\"') THEN false"
+    value += " END"
+    return Value("bool", f"(NOT ({value}))" if op == "!=" else f"({value})")

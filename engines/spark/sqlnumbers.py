@@ -1,0 +1,159 @@
+"""SPARQL's numbers in Spark SQL: arithmetic with XPath's type promotion, and SUM / AVG.
+
+A computed number is a :class:`~engines.spark.sqlterms.Value` of kind ``num`` with three SQL texts: its
+type code per row (:data:`INTEGER` < :data:`DECIMAL` < :data:`FLOAT` < :data:`DOUBLE`; null: not a number,
+a type error), its value as a DOUBLE (for doubles, and for FILTER's comparisons of terms), and its exact
+value as a DECIMAL (for integers and decimals).  ``+ - *`` of two integers is an integer, computed
+exactly; with a decimal, ``+ -`` are exact and ``*`` is refused; ``/`` of integers or decimals is a
+decimal, exact when it terminates within 18 decimal places and the divisor is an integer, else refused;
+a float makes a float and a double a double, both computed in double precision (an xsd:float result is
+written with the double's digits: the kit compares floating-point values to 12 significant digits,
+oracle/README.md).  What is refused is refused at run time, by name (:func:`~engines.spark.sqlterms.refuse`):
+whether a value is an integer or a decimal is known only per row.
+"""
+
+from __future__ import annotations
+
+from rdflib import Literal
+from rdflib.namespace import XSD
+
+from engines.contract import Unsupported
+from engines.spark.sqlterms import Value, double, n3, number, refuse, sql_string, typed_literal
+
+INTEGER, DECIMAL, FLOAT, DOUBLE = 0, 1, 2, 3
+EXACT = "DECIMAL(38,18)"
+INTEGERS = [str(x) for x in (XSD.integer, XSD.int, XSD.long, XSD.short, XSD.byte, XSD.nonNegativeInteger,
+                             XSD.positiveInteger, XSD.negativeInteger, XSD.nonPositiveInteger, XSD.unsignedInt,
+                             XSD.unsignedLong, XSD.unsignedShort, XSD.unsignedByte)]
+TYPE_NAMES = {INTEGER: XSD.integer, DECIMAL: XSD.decimal, FLOAT: XSD.float, DOUBLE: XSD.double}
+
+
+def _num(value: str, code: str, exact: str | None) -> Value:
+    """A typed computed number, with the term it makes (:func:`term_of`)."""
+    v = Value("num", value, code, exact)
+    v.text = term_of(v)
+    return v
+
+
+def type_code(c: str) -> str:
+    """SQL: the numeric type code of the term in ``c`` (null unless it is a literal of a numeric type)."""
+    typed, _, datatype = typed_literal(c)
+    listed = ", ".join(sql_string(x) for x in INTEGERS)
+    return (f"CASE WHEN {typed} THEN CASE WHEN {datatype} IN ({listed}) THEN {INTEGER}"
+            f" WHEN {datatype} = '{XSD.decimal}' THEN {DECIMAL} WHEN {datatype} = '{XSD.float}' THEN {FLOAT}"
+            f" WHEN {datatype} = '{XSD.double}' THEN {DOUBLE} END END")
+
+
+def numeric(v: Value) -> Value:
+    """``v`` as a computed number (a term: its type, double and exact value read from the literal)."""
+    if v.kind == "num" and v.dtype is not None:
+        return v
+    if v.kind == "num":  # a double computed elsewhere
+        return _num(v.sql, str(DOUBLE), None)
+    if v.kind != "term":
+        raise Unsupported("a boolean used as a number")
+    code = type_code(v.sql)
+    _, lex, _ = typed_literal(v.sql)
+    value = number(v.sql)
+    return _num(value, code, f"CASE WHEN ({code}) <= {DECIMAL} THEN try_cast({lex} AS {EXACT}) END")
+
+
+def constant(term: Literal) -> Value | None:
+    """A numeric literal of the query as a computed number; None if it is not one (or is ill-typed)."""
+    dt = str(term.datatype) if term.datatype is not None else None
+    code = (INTEGER if dt in INTEGERS else DECIMAL if dt == str(XSD.decimal) else FLOAT if dt == str(XSD.float)
+            else DOUBLE if dt == str(XSD.double) else None)
+    if code is None:
+        return None
+    try:
+        value = float(term.toPython())
+    except (TypeError, ValueError):
+        return None
+    exact = f"CAST({sql_string(str(term))} AS {EXACT})" if code <= DECIMAL else None
+    v = Value("num", double(value), str(code), exact)
+    v.text = sql_string(n3(term))  # the constant's own term, as written
+    return v
+
+
+def negate(v: Value) -> Value:
+    n = numeric(v)
+    return _num(f"(- ({n.sql}))", n.dtype, f"(- ({n.exact}))" if n.exact else None)
+
+
+def arithmetic(op: str, a: Value, b: Value) -> Value:
+    """``a op b`` for op one of + - * /, typed as XPath promotes (see the module's docstring)."""
+    a, b = numeric(a), numeric(b)
+    both = f"({a.dtype}) IS NOT NULL AND ({b.dtype}) IS NOT NULL"
+    floor = f", {DECIMAL}" if op == "/" else ""
+    code = f"CASE WHEN {both} THEN greatest({a.dtype}, {b.dtype}{floor}) END"
+    if op == "/":
+        as_double = f"CASE WHEN ({b.sql}) != 0 THEN ({a.sql}) / ({b.sql}) END"
+    else:
+        as_double = f"(({a.sql}) {op} ({b.sql}))"
+    ea, eb = a.exact or "CAST(NULL AS DECIMAL(38,18))", b.exact or "CAST(NULL AS DECIMAL(38,18))"
+    if op in ("+", "-"):
+        exact = f"(({ea}) {op} ({eb}))"
+    elif op == "*":
+        exact = (f"CASE WHEN greatest({a.dtype}, {b.dtype}) = {INTEGER}"
+                 f" THEN CAST({ea} AS DECIMAL(38,0)) * CAST({eb} AS DECIMAL(38,0))"
+                 f" ELSE {refuse('multiplying xsd:decimal values (exact decimal products are not compiled)')} END")
+    else:
+        exact = (f"CASE WHEN ({eb}) = 0 THEN NULL"  # division by zero: an error
+                 f" WHEN ({b.dtype}) != {INTEGER} THEN {refuse('dividing by an xsd:decimal value')}"
+                 f" ELSE {_exact_quotient(ea, eb, 'a decimal quotient')} END")
+    double_ = (f"CASE WHEN ({b.sql}) = 0 THEN {refuse('a float or double divided by zero (INF and NaN are not compiled)')}"
+               f" ELSE {as_double} END") if op == "/" else as_double
+    value = f"CASE WHEN ({code}) >= {FLOAT} THEN {double_} ELSE {as_double} END"
+    return _num(value, code, f"CASE WHEN ({code}) <= {DECIMAL} THEN {exact} END")
+
+
+def _exact_quotient(dividend: str, divisor: str, what: str) -> str:
+    """SQL: dividend / divisor (an integer) as a DECIMAL with 18 decimal places, refused unless exact.  The
+    check multiplies back at a precision Spark keeps whole (DECIMAL(28,18) × DECIMAL(9,0) fits 38 digits;
+    at 38 × 38 digits Spark rounds the product to 6 places, and 1/3 × 3 would pass as 1)."""
+    quotient = f"(CAST({dividend} AS DECIMAL(38,18)) / CAST({divisor} AS DECIMAL(38,0)))"
+    back = f"(try_cast({quotient} AS DECIMAL(28,18)) * try_cast({divisor} AS DECIMAL(9,0)))"
+    return (f"CASE WHEN {back} IS NULL THEN {refuse(what + ' beyond 10 integer digits or a divisor beyond 9')}"
+            f" WHEN {back} = ({dividend}) THEN {quotient}"
+            f" ELSE {refuse(what + ' that does not end within 18 decimal places')} END")
+
+
+def decimal_text(exact: str) -> str:
+    """SQL: the canonical xsd:decimal lexical form of a DECIMAL (no trailing zeros, at least one decimal);
+    ``exact`` appears once (it may be long)."""
+    text = f"regexp_replace(CAST({exact} AS STRING), '(\\\\.[0-9]*[1-9])0+$', '$1')"
+    text = f"regexp_replace({text}, '\\\\.0+$', '.0')"
+    return f"regexp_replace({text}, '^(-?[0-9]+)$', '$1.0')"
+
+
+def term_of(v: Value) -> str:
+    """SQL: the computed number as a term of its type (null: an error, unbound).  ``concat`` is null
+    when a part is: an unbound value makes no term."""
+    def typed(text: str, code: int) -> str:
+        return f"concat('\"', {text}, '\"^^<{TYPE_NAMES[code]}>')"
+    double_text = f"replace(CAST({v.sql} AS STRING), 'Infinity', 'INF')"  # Spark writes Infinity, XSD INF
+    exact = v.exact or "CAST(NULL AS DECIMAL(38,18))"
+    return (f"CASE ({v.dtype}) WHEN {INTEGER} THEN {typed(f'CAST(CAST({exact} AS DECIMAL(38,0)) AS STRING)', INTEGER)}"
+            f" WHEN {DECIMAL} THEN {typed(decimal_text(exact), DECIMAL)}"
+            f" WHEN {FLOAT} THEN {typed(double_text, FLOAT)}"
+            f" WHEN {DOUBLE} THEN {typed(double_text, DOUBLE)} END")
+
+
+def total(v: Value, average: bool) -> Value:
+    """SUM (``average`` false) or AVG of ``v`` over a group, as SQL aggregate expressions: an error in any
+    value (a bound term that is not a number) makes the aggregate an error (unbound: SPARQL 1.1 §18.5.1);
+    its type is the widest of the values' (AVG: at least decimal); an integer or decimal total is exact,
+    an integer or decimal mean exact when it terminates within 18 decimal places (else refused)."""
+    n = numeric(v)
+    wrong = f"count(CASE WHEN ({v.sql}) IS NOT NULL AND ({n.dtype}) IS NULL THEN 1 END) > 0" if v.kind == "term" else "false"
+    widest = f"max({n.dtype})"
+    code = f"CASE WHEN {wrong} THEN NULL ELSE greatest({widest}, {DECIMAL}) END" if average else \
+        f"CASE WHEN {wrong} THEN NULL ELSE {widest} END"
+    exact_sum = f"sum(CASE WHEN ({n.dtype}) <= {DECIMAL} THEN {n.exact} END)"
+    count = f"count({n.dtype})"
+    if average:
+        exact = _exact_quotient(exact_sum, count, "a decimal mean")
+        as_double = f"avg({n.sql})"
+    else:
+        exact, as_double = exact_sum, f"sum({n.sql})"
+    return _num(as_double, code, f"CASE WHEN ({code}) <= {DECIMAL} THEN {exact} END")
