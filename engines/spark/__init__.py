@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import threading
 
+import rdflib
 from rdflib.plugins.sparql import prepareQuery
 
 from engines.contract import EngineInfo, LiveUnsupported, RunRequest, Unsupported
@@ -41,6 +42,22 @@ CAPABILITIES = frozenset({
 PROFILE = {"report": ["window-close"], "tick": "time-driven", "grain": "multiple", "empty": True,
            "boundary": "[o,c)", "close": ">=", "end_of_stream": "flush", "count_unit": "element", "count_t0": 0,
            "instants": "any-close"}
+
+
+_AS_WRITTEN = threading.Lock()
+
+
+def algebra_of(query: str):
+    """The query's algebra with its literals as written: a pattern's ``+5`` is the term "+5"^^xsd:integer,
+    which matches only that term (rdflib would make it "5"; W3C term-8, eq-graph-2).  rdflib's switch is
+    process-wide, so it is held under a lock and put back."""
+    with _AS_WRITTEN:
+        before = rdflib.NORMALIZE_LITERALS
+        rdflib.NORMALIZE_LITERALS = False
+        try:
+            return prepareQuery(query).algebra
+        finally:
+            rdflib.NORMALIZE_LITERALS = before
 
 
 class SparkEngine:
@@ -83,7 +100,7 @@ class SparkEngine:
             raise
 
     def _run(self, request: RunRequest) -> list[ObservedReport]:
-        algebra = prepareQuery(request.r2r).algebra
+        algebra = algebra_of(request.r2r)
         self._cancel = threading.Event()
         if self.mode == "streaming":
             from engines.spark.streaming import stream  # deferred: imports pyspark
@@ -111,7 +128,7 @@ class SparkEngine:
         """Replay a stream file that Spark reads itself (``yabench`` lines or ``nquads``)."""
         from engines.spark.replay import replay_file  # deferred: imports pyspark
 
-        algebra = prepareQuery(r2r).algebra
+        algebra = algebra_of(r2r)
         return self.reports(r2s, *replay_file(path, fmt, window, algebra, self.t0, self.master))
 
     @staticmethod
@@ -126,6 +143,6 @@ class SparkEngine:
             raise LiveUnsupported("live runs need --engine-option mode=streaming (replay reads a recorded stream)")
         from engines.spark.live import SparkLive  # deferred: imports pyspark
 
-        return SparkLive(self, request, emit, prepareQuery(request.r2r).algebra)
+        return SparkLive(self, request, emit, algebra_of(request.r2r))
 
 

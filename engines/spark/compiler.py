@@ -85,10 +85,9 @@ class Compiler:
             raise Unsupported(f"expression {e!r}")
         name = e.name
         if name == "RelationalExpression":
-            a, b, op = self.expr(e.expr, rel), self.expr(e.other, rel), e.op
-            if op == "IN" or op == "NOT IN":
+            if e.op in ("IN", "NOT IN"):
                 raise Unsupported("IN / NOT IN")
-            return compare(op, a, b)
+            return compare(e.op, self.expr(e.expr, rel), self.expr(e.other, rel))
         if name in ("ConditionalAndExpression", "ConditionalOrExpression"):
             joiner = " AND " if name == "ConditionalAndExpression" else " OR "
             parts = [as_bool(self.expr(x, rel)) for x in [e.expr, *(e.other or [])]]
@@ -119,7 +118,7 @@ class Compiler:
             return Value("bool", f"startswith({as_term(self.expr(e.arg, rel))}, '<')")
         if name == "Builtin_isLITERAL":
             return Value("bool", f"startswith({as_term(self.expr(e.arg, rel))}, '\"')")
-        raise Unsupported(f"the SPARQL construct {name}")
+        raise Unsupported(construct(name))
 
     # -- graph patterns ---------------------------------------------------------------------------
     def pattern(self, node) -> Relation:
@@ -138,8 +137,7 @@ class Compiler:
                 self.graph = outer
         if name == "Filter":
             rel = self.pattern(node.p)
-            return Relation(f"SELECT * FROM ({rel.sql}) {self.alias()} WHERE {as_bool(self.expr(node.expr, rel))}",
-                            rel.cols)
+            return rel.keeping(f"SELECT * FROM ({rel.sql}) {self.alias()} WHERE {as_bool(self.expr(node.expr, rel))}")
         if name == "Join":
             return self.join(self.pattern(node.p1), self.pattern(node.p2), "inner")
         if name == "LeftJoin":
@@ -153,21 +151,24 @@ class Compiler:
             if RANK in cols:
                 raise Unsupported("UNION of ordered solutions")
             return Relation(f"SELECT {a.select_list(cols)} FROM ({a.sql}) {self.alias()}"
-                            f" UNION ALL SELECT {b.select_list(cols)} FROM ({b.sql}) {self.alias()}", cols)
+                            f" UNION ALL SELECT {b.select_list(cols)} FROM ({b.sql}) {self.alias()}", cols,
+                            frozenset(c for c in cols if c in a.nullable or c in b.nullable
+                                      or c not in a.cols or c not in b.cols))
         if name == "Extend":
             rel = self.pattern(node.p)
             return rel.with_column(col_name(node.var), as_term(self.expr(node.expr, rel)), self.alias())
         if name == "Project":
             rel = self.pattern(node.p)
             cols = [K] + [col_name(v) for v in node.PV] + ([RANK] if RANK in rel.cols else [])
-            return Relation(f"SELECT {rel.select_list(cols)} FROM ({rel.sql}) {self.alias()}", cols)
+            return Relation(f"SELECT {rel.select_list(cols)} FROM ({rel.sql}) {self.alias()}", cols,
+                            frozenset(c for c in cols if c in rel.nullable or c not in rel.cols))
         if name in ("Distinct", "Reduced"):
             rel = self.pattern(node.p)
             if RANK in rel.cols:  # keep each distinct solution at its first position
                 others = ", ".join(quote(c) for c in rel.cols if c != RANK)
-                return Relation(f"SELECT {others}, min({quote(RANK)}) AS {quote(RANK)} FROM ({rel.sql})"
-                                f" {self.alias()} GROUP BY {others}", [c for c in rel.cols if c != RANK] + [RANK])
-            return Relation(f"SELECT DISTINCT * FROM ({rel.sql}) {self.alias()}", rel.cols)
+                return rel.keeping(f"SELECT {others}, min({quote(RANK)}) AS {quote(RANK)} FROM ({rel.sql})"
+                                   f" {self.alias()} GROUP BY {others}", [c for c in rel.cols if c != RANK] + [RANK])
+            return rel.keeping(f"SELECT DISTINCT * FROM ({rel.sql}) {self.alias()}")
         if name == "OrderBy":
             return self.order_by(node)
         if name == "Slice":
@@ -180,10 +181,10 @@ class Compiler:
             keep = f"{quote(RANK)} > {int(start)}"
             if node.length is not None:
                 keep += f" AND {quote(RANK)} <= {int(start + node.length)}"
-            return Relation(f"SELECT * FROM ({numbered.sql}) {self.alias()} WHERE {keep}", numbered.cols)
+            return numbered.keeping(f"SELECT * FROM ({numbered.sql}) {self.alias()} WHERE {keep}")
         if name == "AggregateJoin":
             return self.aggregate(node)
-        raise Unsupported(f"the SPARQL construct {name}")
+        raise Unsupported(construct(name))
 
     def order_by(self, node) -> Relation:
         """Number the solutions of each window in SPARQL order (unbound < blank nodes < IRIs < literals;
@@ -207,13 +208,31 @@ class Compiler:
         triples are partitioned by window (:func:`engines.spark.windowjob.assign`), so both sides already
         are, and no exchange, sort or broadcast is needed (sort-merge and broadcast joins measured
         10-25 % slower on the filter query at 10^6 triples).  Every relation has ``__k``, so there is
-        always a shared column."""
+        always a shared column.  A shared variable that one side may leave unbound joins as SPARQL's
+        compatibility says (unbound matches anything; the bound value is kept), not by SQL equality."""
         shared = [c for c in a.cols if c in b.cols]
+        loose = [c for c in shared if c in a.nullable or c in b.nullable]
         left, right = self.alias(), self.alias()
         kind = "LEFT OUTER JOIN" if how == "left" else "JOIN"
         cols = shared + [c for c in a.cols if c not in shared] + [c for c in b.cols if c not in shared]
-        return Relation(f"SELECT /*+ SHUFFLE_HASH({right}) */ * FROM ({a.sql}) {left} {kind} ({b.sql}) {right}"
-                        f" USING ({', '.join(quote(c) for c in shared)})", cols)
+        if how == "left":
+            nullable = a.nullable | {c for c in b.cols if c not in shared} | (b.nullable & a.nullable)
+        else:
+            nullable = (a.nullable - set(shared)) | (b.nullable - set(shared)) | (a.nullable & b.nullable)
+        nullable = frozenset(nullable)
+        if not loose:
+            return Relation(f"SELECT /*+ SHUFFLE_HASH({right}) */ * FROM ({a.sql}) {left} {kind} ({b.sql}) {right}"
+                            f" USING ({', '.join(quote(c) for c in shared)})", cols, nullable)
+        strict = [c for c in shared if c not in loose]
+        on = [f"{left}.{quote(c)} = {right}.{quote(c)}" for c in strict]
+        on += [f"({left}.{quote(c)} = {right}.{quote(c)} OR {left}.{quote(c)} IS NULL OR {right}.{quote(c)} IS NULL)"
+               for c in loose]
+        listed = ([f"{left}.{quote(c)} AS {quote(c)}" for c in strict]
+                  + [f"coalesce({left}.{quote(c)}, {right}.{quote(c)}) AS {quote(c)}" for c in loose]
+                  + [f"{left}.{quote(c)}" for c in a.cols if c not in shared]
+                  + [f"{right}.{quote(c)}" for c in b.cols if c not in shared])
+        return Relation(f"SELECT /*+ SHUFFLE_HASH({right}) */ {', '.join(listed)} FROM ({a.sql}) {left} {kind}"
+                        f" ({b.sql}) {right} ON {' AND '.join(on)}", strict + loose + cols[len(shared):], nullable)
 
     def bgp(self, triples) -> Relation:
         if not triples:
@@ -255,7 +274,7 @@ class Compiler:
         # solutions, all columns, instead of one per pattern.  The optimizer pushes a FILTER on them
         # below it.  Per pattern, it hashed every matching triple (4 x 138 k rows for the filter query
         # at 10^6 triples; the patterns' code had 54 % of the CPU samples of the job's second stage)
-        return Relation(f"SELECT DISTINCT * FROM ({rel.sql}) {self.alias()}", rel.cols)
+        return rel.keeping(f"SELECT DISTINCT * FROM ({rel.sql}) {self.alias()}")
 
     def aggregate(self, node) -> Relation:
         group = node.p
@@ -299,9 +318,10 @@ class Compiler:
                 raise Unsupported(f"the aggregate {kind}")
         listed = ", ".join(quote(k) for k in keys)
         selected = ", ".join([listed] + [f"{sql} AS {quote(res)}" for res, sql in aggs])
+        unbound = frozenset(k for k in keys if k in rel.nullable) | {res for res, _ in aggs}  # an error: unbound
         if group.expr:
             return Relation(f"SELECT {selected} FROM ({rel.sql}) {self.alias()} GROUP BY {listed}",
-                            keys + [res for res, _ in aggs])
+                            keys + [res for res, _ in aggs], unbound)
         # one solution per window even when nothing matched (SPARQL 1.1 §18.5.1: COUNT/SUM/AVG = 0); a
         # window whose group exists keeps its aggregates, an error (unbound) included
         out = Relation(f"SELECT {selected}, true AS {quote(PRESENT)} FROM ({rel.sql}) {self.alias()} GROUP BY {listed}",
@@ -310,7 +330,22 @@ class Compiler:
                                          f" AS {quote(c)}" if c in fills else quote(c)
                                          for c in out.cols if c not in (K, PRESENT)])
         return Relation(f"SELECT {filled} FROM {self.windows} LEFT OUTER JOIN ({out.sql}) {self.alias()}"
-                        f" USING ({quote(K)})", [c for c in out.cols if c != PRESENT])
+                        f" USING ({quote(K)})", [c for c in out.cols if c != PRESENT], unbound)
+
+
+#: rdflib's algebra names in SPARQL's words, for a refusal
+CONSTRUCTS = {"ToMultiSet": "subqueries and VALUES", "Function": "function calls and casts (e.g. xsd:integer(…))",
+              "Minus": "MINUS", "Builtin_EXISTS": "FILTER EXISTS", "Builtin_NOTEXISTS": "FILTER NOT EXISTS",
+              "values": "VALUES", "UnaryPlus": "unary +", "Aggregate_GroupConcat": "GROUP_CONCAT"}
+
+
+def construct(name: str) -> str:
+    """A construct the compiler refuses, named as a SPARQL user writes it."""
+    if name in CONSTRUCTS:
+        return CONSTRUCTS[name]
+    if name.startswith("Builtin_"):
+        return f"the function {name[len('Builtin_'):]}"
+    return f"the SPARQL construct {name}"
 
 
 def term_rank(term: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from rdflib.namespace import XSD
 
 from engines.contract import Unsupported
-from engines.spark.sqlnumbers import DECIMAL, numeric
+from engines.spark.sqlnumbers import DECIMAL, NO_EXACT, numeric
 from engines.spark.sqlterms import Value, as_num, as_term, literal_lexical, refuse, sql_string, typed_literal
 
 TEMPORAL = [str(x) for x in (XSD.dateTime, XSD.date, XSD.time, XSD.dateTimeStamp, XSD.gYear, XSD.gYearMonth,
@@ -105,7 +105,7 @@ def _numbers(op: str, a: Value, b: Value) -> Value:
     x, y = numeric(a), numeric(b)
     sign = {"!=": "="}.get(op, op)
     value = (f"CASE WHEN ({x.dtype}) IS NOT NULL AND ({y.dtype}) IS NOT NULL THEN CASE WHEN greatest({x.dtype}, {y.dtype})"
-             f" <= {DECIMAL} THEN ({x.exact}) {sign} ({y.exact}) ELSE ({x.sql}) {sign} ({y.sql}) END")
+             f" <= {DECIMAL} THEN ({x.exact or NO_EXACT}) {sign} ({y.exact or NO_EXACT}) ELSE ({x.sql}) {sign} ({y.sql}) END")
     other = next((v.sql for v in (a, b) if v.kind == "term"), None)
     if sign == "=" and other is not None:
         value += f" WHEN ({other}) IS NOT NULL AND NOT startswith({other}, '\"') THEN false"

@@ -22,6 +22,7 @@ from engines.spark.sqlterms import Value, double, n3, number, refuse, sql_string
 
 INTEGER, DECIMAL, FLOAT, DOUBLE = 0, 1, 2, 3
 EXACT = "DECIMAL(38,18)"
+NO_EXACT = f"CAST(NULL AS {EXACT})"  # a double's exact value: never read (its branches are for integers, decimals)
 INTEGERS = [str(x) for x in (XSD.integer, XSD.int, XSD.long, XSD.short, XSD.byte, XSD.nonNegativeInteger,
                              XSD.positiveInteger, XSD.negativeInteger, XSD.nonPositiveInteger, XSD.unsignedInt,
                              XSD.unsignedLong, XSD.unsignedShort, XSD.unsignedByte)]
@@ -90,7 +91,7 @@ def arithmetic(op: str, a: Value, b: Value) -> Value:
         as_double = f"CASE WHEN ({b.sql}) != 0 THEN ({a.sql}) / ({b.sql}) END"
     else:
         as_double = f"(({a.sql}) {op} ({b.sql}))"
-    ea, eb = a.exact or "CAST(NULL AS DECIMAL(38,18))", b.exact or "CAST(NULL AS DECIMAL(38,18))"
+    ea, eb = a.exact or NO_EXACT, b.exact or NO_EXACT
     if op in ("+", "-"):
         exact = f"(({ea}) {op} ({eb}))"
     elif op == "*":
@@ -132,7 +133,7 @@ def term_of(v: Value) -> str:
     def typed(text: str, code: int) -> str:
         return f"concat('\"', {text}, '\"^^<{TYPE_NAMES[code]}>')"
     double_text = f"replace(CAST({v.sql} AS STRING), 'Infinity', 'INF')"  # Spark writes Infinity, XSD INF
-    exact = v.exact or "CAST(NULL AS DECIMAL(38,18))"
+    exact = v.exact or NO_EXACT
     return (f"CASE ({v.dtype}) WHEN {INTEGER} THEN {typed(f'CAST(CAST({exact} AS DECIMAL(38,0)) AS STRING)', INTEGER)}"
             f" WHEN {DECIMAL} THEN {typed(decimal_text(exact), DECIMAL)}"
             f" WHEN {FLOAT} THEN {typed(double_text, FLOAT)}"
@@ -149,7 +150,7 @@ def total(v: Value, average: bool) -> Value:
     widest = f"max({n.dtype})"
     code = f"CASE WHEN {wrong} THEN NULL ELSE greatest({widest}, {DECIMAL}) END" if average else \
         f"CASE WHEN {wrong} THEN NULL ELSE {widest} END"
-    exact_sum = f"sum(CASE WHEN ({n.dtype}) <= {DECIMAL} THEN {n.exact} END)"
+    exact_sum = f"sum(CASE WHEN ({n.dtype}) <= {DECIMAL} THEN {n.exact or NO_EXACT} END)"
     count = f"count({n.dtype})"
     if average:
         exact = _exact_quotient(exact_sum, count, "a decimal mean")

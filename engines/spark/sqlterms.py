@@ -115,10 +115,18 @@ class Value:
 
 @dataclass
 class Relation:
-    """A compiled graph pattern: a SQL query and its output columns, in order."""
+    """A compiled graph pattern: a SQL query, its output columns in order, and those that may be unbound
+    in some solution (OPTIONAL, one side of a UNION, BIND, an aggregate): a join must treat those as
+    compatible with any value, which an SQL equality does not."""
 
     sql: str
     cols: list[str]
+    nullable: frozenset = frozenset()
+
+    def keeping(self, sql: str, cols: list[str] | None = None) -> Relation:
+        """Another query over the same solutions (a filter, DISTINCT, a slice): the same unbound columns."""
+        cols = self.cols if cols is None else cols
+        return Relation(sql, cols, frozenset(c for c in self.nullable if c in cols))
 
     def select_list(self, wanted: list[str]) -> str:
         """The columns ``wanted``, in that order, a missing one as an unbound term."""
@@ -129,7 +137,8 @@ class Relation:
         ``withColumn``)."""
         kept = [c for c in self.cols if c != name]
         listed = "".join(f"{quote(c)}, " for c in kept)
-        return Relation(f"SELECT {listed}{value} AS {quote(name)} FROM ({self.sql}) {alias}", kept + [name])
+        return Relation(f"SELECT {listed}{value} AS {quote(name)} FROM ({self.sql}) {alias}", kept + [name],
+                        self.nullable | {name})
 
 
 def typed_literal(c: str) -> tuple[str, str, str]:
