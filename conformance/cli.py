@@ -25,7 +25,7 @@ from conformance.results import matrixrun, runs
 from conformance.results import summary as summary_mod
 from conformance.results.matrixrun import ConfigError
 from conformance.results.runs import NotAligned, ReportError
-from conformance.run import adapters, checkadapter, sparkrun, sparqlsuite
+from conformance.run import adapters, checkadapter, signals, sparkrun, sparqlsuite
 from conformance.run import reproduce as table2
 from conformance.site import pages as site
 from conformance.streams import convert
@@ -371,10 +371,15 @@ def results_commands(sub) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    signals.sigterm_as_interrupt()
     try:
         return args.func(args)
     except (ReportError, NotAligned, ConfigError, ExperimentError) as exc:
         return _usage(str(exc))
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the command's own cleanup ran on the way out
+        print(f"rspconf {args.command}: {str(exc) or 'interrupted (Ctrl-C)'}; stopped before the end, so "
+              "whatever it was writing is incomplete", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from conformance.corpus import datapaths
 from conformance.corpus.cases import CaseFileError, load_corpus, variant
 from conformance.load import experiment as experiments
 from conformance.results import tables
-from conformance.run import adapters, expectations, report
+from conformance.run import adapters, expectations, report, signals
 from conformance.run.harness import CaseResult, run_case
 from conformance.run.progress import Progress
 from engines.command import kill_all
@@ -162,6 +162,7 @@ class Session:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "rspconf_case: a conformance case")
+    signals.sigterm_as_interrupt()  # a SIGTERM'd run stops its engines and reports itself incomplete, as Ctrl-C
     report_path = config.getoption("--report", None)
     if report_path and not hasattr(config, "workerinput"):
         # a run that finishes nothing (a usage error below, say) must not leave an older report for CI to read

@@ -4,6 +4,7 @@ a report never looks complete when the run was not."""
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -180,6 +181,33 @@ def test_an_interrupted_run_writes_a_report_that_says_it_is_incomplete(tmp_path)
     assert "INCOMPLETE RUN: " in run.stdout and " of 21 selected cases finished (interrupted (Ctrl-C))" in run.stdout
 
 
+TERMINATED_ADAPTER = SLOW_ADAPTER.replace("Interrupted", "Terminated").replace("signal.SIGINT)", "signal.SIGTERM)")
+
+
+def test_sigterm_stops_a_run_as_ctrl_c_does_and_the_report_says_so(tmp_path):
+    """Issue 35 §9: CI cancellation and ``timeout`` send SIGTERM; the run must stop its engine and write a
+    report that says it is incomplete, not vanish."""
+    (tmp_path / "adapter.py").write_text(TERMINATED_ADAPTER)
+    report = tmp_path / "report.json"
+    run = pytest_run("--engine", f"{tmp_path / 'adapter.py'}:Terminated", "-k", "edges", "--report", str(report))
+    assert run.returncode == 2
+    doc = json.loads(report.read_text())
+    assert doc["run"]["complete"] is False and doc["run"]["interrupted"] == "interrupted: terminated (SIGTERM)"
+    assert "INCOMPLETE RUN: " in run.stdout and "(interrupted: terminated (SIGTERM))" in run.stdout
+
+
+def test_sigterm_to_a_cli_command_is_one_line_not_a_traceback(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "conformance.cli", "generate", "yabench", "--stations", "10000",
+                             "--duration", "100000s", "--output", str(tmp_path / "big.nt")], cwd=ROOT, env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.strip().splitlines() == ["rspconf generate: terminated (SIGTERM); stopped before the end, so whatever "
+                                        "it was writing is incomplete"]
+
+
 def test_a_run_that_finishes_nothing_leaves_no_stale_report(tmp_path):
     from tests import reportmaker as rm
 
@@ -354,3 +382,23 @@ def test_earl_into_a_place_it_cannot_write_is_one_line(tmp_path, capsys):
     assert cli.main(["earl", str(path), "-o", "/proc/nope/earl.ttl"]) == 2
     err = capsys.readouterr().err
     assert "-o /proc/nope/earl.ttl: cannot write there" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda text: ("# caf\xe9\n" + text).encode("latin-1", "replace"), ":1: not UTF-8 (byte 0xe9); a case file is UTF-8"),
+    (lambda text: b"\n", ":1: the file is empty"),
+    (lambda text: text.replace("    level: must\n", "    level: must\n    level: may\n", 1).encode(),
+     "the key 'level' is given twice in one mapping (YAML would keep the last silently); keep one"),
+])
+def test_a_case_file_in_another_encoding_empty_or_with_a_key_twice_is_refused_with_its_line(tmp_path, mutate, message):
+    """Issue 35 §16: a Latin-1 file was a traceback in lint and INTERNALERROR in pytest; a key given twice
+    silently kept the last."""
+    from conformance.corpus.cases import CaseFileError, read_family
+    text = (ROOT / "cases" / "bags.yaml").read_text(encoding="utf-8")
+    assert "    level: must\n" in text
+    (tmp_path / "bags.yaml").write_bytes(mutate(text))
+    with pytest.raises(CaseFileError) as err:
+        read_family(tmp_path / "bags.yaml")
+    assert str(err.value).startswith(str(tmp_path / "bags.yaml") + ":") and message in str(err.value)
+    run = pytest_run("--cases", str(tmp_path))
+    assert run.returncode == 4 and message in run.stdout + run.stderr and "Traceback" not in run.stdout + run.stderr

@@ -344,3 +344,27 @@ def test_load_reports_show_on_the_case_and_engine_pages(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps({"kind": "rspconf-load"}))
     with pytest.raises(load.ExperimentError, match="bad.json: not a load report"):
         load.read_reports([str(tmp_path / "bad.json")])
+
+
+def test_only_http_and_relative_evidence_links_are_published(tmp_path):
+    """Issue 35 §11: an expectation's link becomes an href on three pages; a report is input too, so a
+    ``javascript:`` link in it is shown as no link at all, and an expectations file refuses one."""
+    from conformance.run import expectations
+
+    evil = rm.case("fam1.x", "FAIL", expected="FAIL")
+    evil["expectation_link"] = "javascript:alert(1)"
+    fine = rm.case("fam1.y", "FAIL", expected="FAIL")
+    fine["expectation_link"] = "docs/evidence.md#y"
+    a = rm.write(tmp_path / "a.json", "alpha", "1.0", [evil, fine])
+    chosen, ids, notes = runs.align(runs.gather([a]))
+    site.build(runs.matrix(chosen, ids, notes), chosen, runs.gather([a]), tmp_path / "site")
+    pages = [p.read_text() for p in (tmp_path / "site").rglob("*.html")]
+    assert not any("javascript:" in page for page in pages)
+    assert sum(page.count('href="docs/evidence.md#y"') for page in pages) == 3  # matrix, engine and case page
+    listed = tmp_path / "expectations.yaml"
+    listed.write_text("fam1.x: {verdict: FAIL, reason: known, link: 'JavaScript:alert(1)'}\n")
+    with pytest.raises(expectations.ExpectationsError, match="link 'JavaScript:alert\\(1\\)': give an http"):
+        expectations.read(listed)
+    for link, safe in (("https://x.org/i/1", True), ("../notes.md", True), ("//evil.org", False),
+                       ("data:text/html,x", False), ("http://x.org/\n", False)):
+        assert (expectations.safe_link(link) is not None) == safe, link

@@ -117,9 +117,35 @@ def _yaml_path(path) -> str:
     return out or "(top level)"
 
 
+def _duplicate_key(node) -> tuple[str, int] | None:
+    """The first key given twice in one mapping of the composed YAML, and its second line."""
+    if isinstance(node, yaml.MappingNode):
+        seen = set()
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                if key.value in seen:
+                    return key.value, key.start_mark.line + 1
+                seen.add(key.value)
+            found = _duplicate_key(value)
+            if found:
+                return found
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            found = _duplicate_key(item)
+            if found:
+                return found
+    return None
+
+
 def read_family(path: Path) -> dict:
     """Parse and validate one case family file."""
-    text = path.read_text(encoding="utf-8")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise CaseFileError(f"{path}:{line}: not UTF-8 (byte 0x{raw[exc.start]:02x}); a case file is UTF-8: "
+                            "re-save it so (e.g. iconv -f latin1 -t utf-8)") from None
     try:
         node = yaml.compose(text)
         data = yaml.safe_load(text)
@@ -127,6 +153,14 @@ def read_family(path: Path) -> dict:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)
         raise CaseFileError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+    if node is None:
+        raise CaseFileError(f"{path}:1: the file is empty; a case family needs schema_version, family, title "
+                            "and cases (conformance/schema/case.schema.json)")
+    twice = _duplicate_key(node)
+    if twice:
+        key, line = twice
+        raise CaseFileError(f"{path}:{line}: the key {key!r} is given twice in one mapping (YAML would keep the "
+                            "last silently); keep one")
     validator = jsonschema.Draft202012Validator(schema())
     errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     if errors:

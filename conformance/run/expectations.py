@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from fnmatch import fnmatchcase
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -44,7 +45,21 @@ def read(path: Path | None) -> dict[str, dict]:
         if not isinstance(entry, dict) or entry.get("verdict") not in ALLOWED or not entry.get("reason"):
             raise ExpectationsError(f"{path}: entry {case_id!r} needs 'verdict' (one of {sorted(ALLOWED)}) "
                                     "and a 'reason'")
+        if entry.get("link") is not None and safe_link(entry["link"]) is None:
+            raise ExpectationsError(f"{path}: entry {case_id!r} has link {str(entry['link'])[:80]!r}: give an "
+                                    "http(s) address or a relative path (the link is published on the site)")
     return data
+
+
+def safe_link(link) -> str | None:
+    """``link`` if it may be published as an ``href``: an http(s) address or a relative path; else None
+    (``javascript:``, ``data:`` and any other scheme, a protocol-relative ``//host``, control characters)."""
+    if not isinstance(link, str) or not link or any(ord(ch) < 32 or ord(ch) == 127 for ch in link):
+        return None
+    scheme = urlsplit(link.strip()).scheme.lower()
+    if scheme in ("http", "https") or (not scheme and not link.strip().startswith("//")):
+        return link
+    return None
 
 
 def unmatched(known: dict[str, dict], cases) -> list[str]:

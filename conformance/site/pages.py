@@ -17,6 +17,7 @@ from pathlib import Path
 from conformance.load import experiment as experiments
 from conformance.results import diff as diff_mod
 from conformance.results import runs as runs_mod
+from conformance.run import expectations
 from conformance.site import svg
 from engines.dialects import variants
 
@@ -37,6 +38,7 @@ def _env():
                              autoescape=True, trim_blocks=True, lstrip_blocks=True)  # optional report fields may be absent
     env.filters["slug"] = slug
     env.filters["ratio"] = lambda x: "-" if x is None else f"{x:.2f}"
+    env.filters["href"] = expectations.safe_link  # a report is input too: only http(s) and relative links
     env.globals["colours"] = svg.VERDICT_COLOURS
     return env
 
