@@ -8,15 +8,17 @@ The conformance run itself is pytest: ``pytest conformance/ --engine NAME``.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
 from dataclasses import replace
 from pathlib import Path
 
+from conformance import schema as schemas
 from conformance.corpus import datapaths
 from conformance.corpus import lint as corpus_lint
-from conformance.corpus.cases import load_corpus
+from conformance.corpus.cases import CaseFileError, load_corpus
 from conformance.load import experiment as experiments
 from conformance.load.experiment import ExperimentError
 from conformance.results import diff as diff_mod
@@ -291,6 +293,12 @@ def engine_commands(sub) -> None:
     p = sub.add_parser("engines", help="list the engines --engine accepts")
     p.set_defaults(func=engines)
 
+    p = sub.add_parser("capabilities", help="the capability registry: each name, what it means, the cases that "
+                                            "need it")
+    p.add_argument("--cases", default=str(datapaths.PROJECT / "cases"))
+    p.add_argument("--json", action="store_true", help="print the registry with case counts as JSON")
+    p.set_defaults(func=capabilities)
+
 
 def study_commands(sub) -> None:
     """convert, reproduce, sparql-suite: the data and the published results the kit works from."""
@@ -367,6 +375,25 @@ def results_commands(sub) -> None:
                    help="load reports (rspconf load: load.json, or folders holding them) to show on the case and "
                         "engine pages")
     p.set_defaults(func=matrix_combine)
+
+
+def capabilities(args) -> int:
+    """The registry with, per name, how many cases of the corpus need it (pytest --capability NAME runs them)."""
+    try:
+        cases = load_corpus(Path(args.cases))
+    except CaseFileError as exc:
+        return _usage(str(exc))
+    rows = [{"name": name, "cases": sum(name in c.capabilities for c in cases), "means": means}
+            for name, means in schemas.capabilities().items()]
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        print(f"{r['name']:<{width}} {r['cases']:>4}  {r['means']}")
+    print(f"{len(rows)} capabilities; {len(cases)} cases in {args.cases} (pytest conformance/ --capability NAME "
+          "runs the cases that need one)")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance import schema as schemas
 from conformance.corpus import datapaths
 from conformance.corpus.cases import CaseFileError, load_corpus, variant
 from conformance.load import experiment as experiments
@@ -46,6 +47,9 @@ def pytest_addoption(parser):
                     help="a label stored in the report's run (e.g. nightly); repeatable")
     group.addoption("--case-timeout", type=float, default=300.0, help="seconds per case: the engine's run and the oracle's judging together (default 300)")
     group.addoption("--smoke", action="store_true", help="run only the smoke subset")
+    group.addoption("--capability", action="append", default=[], metavar="NAME",
+                    help="run only the cases that need this capability (repeatable: all of them); "
+                         "rspconf capabilities lists the names")
     group.addoption("--strict-expectations", action="store_true",
                     help="stop when the engine's expectations file has entries that name no case (else a warning)")
     group.addoption("--no-gracious", action="store_true", help="skip gracious-mode window reconstruction")
@@ -149,10 +153,18 @@ class Session:
                                              start_timeout=self.config.getoption("case_timeout"))
                 self.info = self.adapter.info()
                 variants.check(self.info.dialect, self.info.syntax)
+                unknown = schemas.unknown_capabilities(self.info.capabilities)
+                if unknown:
+                    raise pytest.UsageError(
+                        f"--engine {self.config.getoption('--engine')}: declares capabilities the registry does not "
+                        f"know: {', '.join(unknown)}; the names are in conformance/schema/capabilities.json "
+                        "(rspconf capabilities lists them)")
             except variants.UnknownDeviation as exc:
                 raise pytest.UsageError(f"--engine {self.config.getoption('--engine')}: its declared syntax: {exc}") from None
             except adapters.EngineUnavailable as exc:
                 raise pytest.UsageError(str(exc)) from None
+            except pytest.UsageError:
+                raise
             except Exception as exc:  # noqa: BLE001 - an engine that cannot start is a usage problem
                 tail = getattr(exc, "stderr_tail", "")
                 raise pytest.UsageError(f"--engine {self.config.getoption('--engine')}: cannot start it: {exc}"
@@ -163,6 +175,10 @@ class Session:
 def pytest_configure(config):
     config.addinivalue_line("markers", "rspconf_case: a conformance case")
     signals.sigterm_as_interrupt()  # a SIGTERM'd run stops its engines and reports itself incomplete, as Ctrl-C
+    unknown = schemas.unknown_capabilities(config.getoption("capability", None) or [])
+    if unknown:
+        raise pytest.UsageError(f"--capability: not in the registry: {', '.join(unknown)} (rspconf capabilities "
+                                "lists the names)")
     report_path = config.getoption("--report", None)
     if report_path and not hasattr(config, "workerinput"):
         # a run that finishes nothing (a usage error below, say) must not leave an older report for CI to read
@@ -259,6 +275,9 @@ def pytest_generate_tests(metafunc):
     cases = session.corpus()
     if config.getoption("--smoke"):
         cases = [c for c in cases if c.smoke]
+    wanted = config.getoption("capability")  # names checked in pytest_configure
+    if wanted:
+        cases = [c for c in cases if set(wanted) <= set(c.capabilities)]
     known = session.known()
     stale = expectations.unmatched(known, session.corpus())
     if stale:
@@ -415,7 +434,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             f"DATA MISSING: {len(missing)} case(s) SKIPPED because their third-party data is not under the data "
             f"root ({root or 'none set'}): give --data-root or ${datapaths.ENV} (README, 'Data')",
             yellow=True, bold=True)
-    line = report.incomplete_line(run) if (cases or state.selected) else None
+    ran = not config.getoption("collectonly", False)  # --collect-only runs nothing: nothing is incomplete
+    line = report.incomplete_line(run) if ran and (cases or state.selected) else None
     if line:
         terminalreporter.write_line(line, red=True, bold=True)
     if state.experiment is not None:

@@ -402,3 +402,46 @@ def test_a_case_file_in_another_encoding_empty_or_with_a_key_twice_is_refused_wi
     assert str(err.value).startswith(str(tmp_path / "bags.yaml") + ":") and message in str(err.value)
     run = pytest_run("--cases", str(tmp_path))
     assert run.returncode == 4 and message in run.stdout + run.stderr and "Traceback" not in run.stdout + run.stderr
+
+
+TYPO_ADAPTER = '''
+from dataclasses import replace
+from engines.reference import ReferenceEngine
+
+class Typo(ReferenceEngine):
+    def info(self):
+        base = super().info()
+        return replace(base, capabilities=frozenset(base.capabilities) | {"filters", "istreams"})
+'''
+
+
+def test_a_capability_name_not_in_the_registry_is_refused_with_a_suggestion(tmp_path):
+    """Issue 36 §3: a typo ("filters") was accepted and check-adapter said "adapter OK"."""
+    (tmp_path / "adapter.py").write_text(TYPO_ADAPTER)
+    run = pytest_run("--engine", f"{tmp_path / 'adapter.py'}:Typo", "-k", "edges.border")
+    assert run.returncode == 4
+    assert "declares capabilities the registry does not know: filters (did you mean filter?), istreams (did you " \
+           "mean istream?)" in run.stdout + run.stderr
+    check = subprocess.run([sys.executable, "-m", "conformance.cli", "check-adapter", f"{tmp_path / 'adapter.py'}:Typo"],
+                           cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    assert check.returncode == 1 and "not in the registry: filters (did you mean filter?)" in check.stdout
+    run = pytest_run("--capability", "istreams")
+    assert run.returncode == 4 and "--capability: not in the registry: istreams (did you mean istream?)" in run.stderr
+
+
+def test_the_registry_lists_every_name_with_the_cases_that_need_it_and_selects_them():
+    from conformance import schema
+    from conformance.corpus.cases import load_corpus
+
+    listed = json.loads(subprocess.run([sys.executable, "-m", "conformance.cli", "capabilities", "--json"], cwd=ROOT,
+                                       env=ENV, capture_output=True, text=True, timeout=120, check=True).stdout)
+    cases = load_corpus(ROOT / "cases")
+    assert [r["name"] for r in listed] == list(schema.capabilities())
+    assert all(r["means"] and r["cases"] == sum(r["name"] in c.capabilities for c in cases) for r in listed)
+    # every capability the shipped engines declare is in the registry; every name a case needs too (schema)
+    from engines.reference import ReferenceEngine
+    assert schema.unknown_capabilities(ReferenceEngine().info().capabilities) == []
+    run = pytest_run("--capability", "istream", "--capability", "sliding-window", "--collect-only")
+    wanted = sorted(c.id for c in cases if {"istream", "sliding-window"} <= set(c.capabilities))
+    assert wanted and sorted(line.split("[", 1)[1][:-1] for line in run.stdout.splitlines()
+                             if "::test_case[" in line) == wanted

@@ -10,6 +10,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from conformance import schema as schemas
 from conformance.corpus.cases import load_corpus
 from conformance.run import adapters
 from conformance.run.harness import EngineTimeout, call_with_timeout, request_for, run_case
@@ -83,6 +84,12 @@ def _check_info(c: Checklist, info) -> None:
         c.bad("declared profile", str(exc))
     if info.alignment not in ALIGNMENTS:
         c.bad(f"alignment {info.alignment!r}", f"use {', '.join(ALIGNMENTS)}")
+    unknown = schemas.unknown_capabilities(info.capabilities)
+    if unknown:
+        c.bad("declared capabilities", f"not in the registry: {', '.join(unknown)} (rspconf capabilities lists "
+              "the names; a case needing a name the engine misspells is UNSUPPORTED for it)")
+    else:
+        c.ok(f"declared capabilities are all in the registry ({len(info.capabilities)})")
     if info.syntax:
         try:
             variants.check(info.dialect, info.syntax)
