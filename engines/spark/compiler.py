@@ -29,7 +29,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 
 from engines.contract import Unsupported
 from engines.spark.sqlcompare import compare
-from engines.spark.sqlnumbers import arithmetic, constant, negate, total
+from engines.spark.sqlnumbers import arithmetic, constant, negate, summands, total
 from engines.spark.sqlterms import (
     NULL_TERM,
     NUMERIC,
@@ -288,6 +288,7 @@ class Compiler:
                     raise Unsupported("GROUP BY an expression")
                 keys.append(col_name(e))
         aggs: list[tuple[str, str]] = []
+        per_solution: list[tuple[str, str]] = []  # columns an aggregate reads, computed once per solution
         fills: dict[str, str] = {}
         zero = sql_string(f'"0"^^<{XSD.integer}>')
         for a in node.A:
@@ -304,7 +305,9 @@ class Compiler:
             if kind in ("Aggregate_Sum", "Aggregate_Avg"):
                 if a.distinct:
                     raise Unsupported(f"{'SUM' if kind == 'Aggregate_Sum' else 'AVG'}(DISTINCT …)")
-                aggs.append((res, as_term(total(self.expr(a.vars, rel), average=kind == "Aggregate_Avg"))))
+                columns = summands(self.expr(a.vars, rel), f"{len(per_solution)}")
+                per_solution += columns
+                aggs.append((res, as_term(total([c for c, _ in columns], average=kind == "Aggregate_Avg"))))
                 fills[res] = zero
             elif kind in ("Aggregate_Min", "Aggregate_Max"):
                 # in ORDER BY's order (SPARQL 1.1 §18.5.1.6): blank nodes < IRIs < literals, numbers by value
@@ -316,6 +319,10 @@ class Compiler:
                 aggs.append((res, f"first({as_term(self.expr(a.vars, rel))}, true)"))
             else:
                 raise Unsupported(f"the aggregate {kind}")
+        if per_solution:
+            extra = ", ".join(f"{sql} AS {quote(name)}" for name, sql in per_solution)
+            rel = rel.keeping(f"SELECT *, {extra} FROM ({rel.sql}) {self.alias()}",
+                              rel.cols + [name for name, _ in per_solution])
         listed = ", ".join(quote(k) for k in keys)
         selected = ", ".join([listed] + [f"{sql} AS {quote(res)}" for res, sql in aggs])
         unbound = frozenset(k for k in keys if k in rel.nullable) | {res for res, _ in aggs}  # an error: unbound
