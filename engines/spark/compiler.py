@@ -172,19 +172,23 @@ class Compiler:
         if name == "OrderBy":
             return self.order_by(node)
         if name == "Slice":
-            rel = self.pattern(node.p)
-            if RANK not in rel.cols:
-                raise Unsupported("LIMIT/OFFSET without ORDER BY (which solutions it keeps is not determined)")
-            numbered = rel.with_column(RANK, f"row_number() OVER (PARTITION BY {quote(K)} ORDER BY {quote(RANK)})",
-                                       self.alias())
-            start = node.start or 0
-            keep = f"{quote(RANK)} > {int(start)}"
-            if node.length is not None:
-                keep += f" AND {quote(RANK)} <= {int(start + node.length)}"
-            return numbered.keeping(f"SELECT * FROM ({numbered.sql}) {self.alias()} WHERE {keep}")
+            return self.slice(node)
         if name == "AggregateJoin":
             return self.aggregate(node)
         raise Unsupported(construct(name))
+
+    def slice(self, node) -> Relation:
+        """LIMIT/OFFSET per window, over the positions ORDER BY gave (without one, refused)."""
+        rel = self.pattern(node.p)
+        if RANK not in rel.cols:
+            raise Unsupported("LIMIT/OFFSET without ORDER BY (which solutions it keeps is not determined)")
+        numbered = rel.with_column(RANK, f"row_number() OVER (PARTITION BY {quote(K)} ORDER BY {quote(RANK)})",
+                                   self.alias())
+        start = node.start or 0
+        keep = f"{quote(RANK)} > {int(start)}"
+        if node.length is not None:
+            keep += f" AND {quote(RANK)} <= {int(start + node.length)}"
+        return numbered.keeping(f"SELECT * FROM ({numbered.sql}) {self.alias()} WHERE {keep}")
 
     def order_by(self, node) -> Relation:
         """Number the solutions of each window in SPARQL order (unbound < blank nodes < IRIs < literals;

@@ -167,7 +167,6 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
     mode's border search runs last, over the first windows nothing else explained.  ``deadline`` (a
     monotonic instant: the case timeout) stops it early, saying so."""
     best = verdict.best
-    operator = best.profile.r2s
     whole_fault = _whole_output(verdict, query)
     if whole_fault:
         verdict.notes.append(whole_fault[1])
@@ -195,23 +194,12 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
                                  f"window {index} on) carry only their status")
         # the cheap hypotheses need both sides; a MISSING or EXTRA report goes straight to provenance
         explained = not (w.missing or w.extra) or diagnosed > DIAGNOSED_WINDOWS
-        try:  # a trial of the diagnosis never changes the verdict: an evaluator disagreement there is a note
-            if not explained and w.status == MISMATCH:
-                i = order.get(id(e))
-                neighbours = [("previous", expected[i - 1] if i else None),
-                              ("next", expected[i + 1] if i is not None and i + 1 < len(expected) else None)]
-                explained = _cheap_hypotheses(w, query, whole_fault, previous, neighbours, best.profile, kinds)
-            if not explained and prov is not None:
-                # a Dstream solution is one that left: it comes from the previous window's content
-                source = previous if operator == "dstream" and previous is not None else e
-                _missing_from(w, prov, source, kinds)
-                _extra_from(w, prov, whole, kinds)
-                for label, rows in (("missing", w.missing), ("extra", w.extra)):
-                    if len(rows) > SHOWN:
-                        w.diagnostics.append(f"… and {len(rows) - SHOWN} more {label} solutions")
-        except EvaluatorDisagreement as exc:
-            w.diagnostics.append(f"not diagnosed further: {_disagreement(exc)}")
-            explained = True
+        if not explained:
+            i = order.get(id(e))
+            neighbours = [("previous", expected[i - 1] if i else None),
+                          ("next", expected[i + 1] if i is not None and i + 1 < len(expected) else None)]
+            explained = _explain_window(w, query, whole_fault, previous, neighbours, best.profile, prov, whole,
+                                        kinds)
         if gracious and not explained and w.status == MISMATCH and e is not None and len(borders_left) < GRACIOUS_WINDOWS:
             borders_left.append((w, previous))  # second pass: the costly search comes after every window's findings
         previous = e if e is not None else previous
@@ -224,6 +212,28 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
         found[kind] += 1
         verdict.notes.append(text)
     verdict.findings = {k: found[k] for k in FINDINGS if k in found}
+
+
+def _explain_window(w: WindowResult, query: R2R, whole_fault, previous, neighbours, profile, prov, whole,
+                    kinds: set[str]) -> bool:
+    """One wrong window's diagnosis: the cheap hypotheses (both sides present), then provenance; whether a
+    hypothesis explained it.  A trial of the diagnosis never changes the verdict: an evaluator
+    disagreement met here is a note on the window."""
+    try:
+        if w.status == MISMATCH and _cheap_hypotheses(w, query, whole_fault, previous, neighbours, profile, kinds):
+            return True
+        if prov is not None:
+            # a Dstream solution is one that left: it comes from the previous window's content
+            source = previous if profile.r2s == "dstream" and previous is not None else w.expected
+            _missing_from(w, prov, source, kinds)
+            _extra_from(w, prov, whole, kinds)
+            for label, rows in (("missing", w.missing), ("extra", w.extra)):
+                if len(rows) > SHOWN:
+                    w.diagnostics.append(f"… and {len(rows) - SHOWN} more {label} solutions")
+        return False
+    except EvaluatorDisagreement as exc:
+        w.diagnostics.append(f"not diagnosed further: {_disagreement(exc)}")
+        return True
 
 
 def _status(w: WindowResult) -> set[str]:

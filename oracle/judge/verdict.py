@@ -108,16 +108,10 @@ def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSp
     sols = [observed_solutions(a, query.form) for a in actual]
     candidates = [(variant, t0, cls) for variant in space.variants()
                   for t0, cls in candidate_t0s(stream, window, variant, actual, how)]
-    # a t0 after the stream explains nothing (no window can hold data): it is never tried as an explanation
-    by_position = isinstance(window, CountWindowSpec)
-    viable = [c for c in candidates if not t0mod.after_stream(stream, c[1], by_position)]
-    if candidates and not viable:  # every t0 admitted lies after the stream: nothing can be compared
-        beyond = t0mod.nothing_held(stream, sorted({t0 for _, t0, _ in candidates}), by_position)
-        if not actual:
-            variant, t0, _ = candidates[0]
-            return unjudged(variant.with_t0(t0), t0, len(candidates), how, beyond)
-    else:
-        beyond, candidates = None, viable
+    candidates, beyond = _within_stream(stream, window, candidates)
+    if beyond and not actual:  # every t0 admitted lies after the stream, and nothing was said
+        variant, t0, _ = candidates[0]
+        return unjudged(variant.with_t0(t0), t0, len(candidates), how, beyond)
     if query.executor is not None:  # every content any candidate evaluates, at once (oracle/r2r/executors.py)
         query.prefetch(trigger.content for variant, t0, _ in candidates
                        for trigger in simulate(stream, window, variant, t0))
@@ -153,6 +147,17 @@ def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSp
     if beyond:
         verdict.notes.append(beyond)
     return verdict
+
+
+def _within_stream(stream: Stream, window, candidates: list) -> tuple[list, str | None]:
+    """The candidates whose t0 lets some window hold an element (a t0 after the stream explains nothing:
+    it is never tried as an explanation), and None; or, when every t0 admitted lies after the stream, all
+    of them and the words for it (nothing can be compared)."""
+    by_position = isinstance(window, CountWindowSpec)
+    viable = [c for c in candidates if not t0mod.after_stream(stream, c[1], by_position)]
+    if candidates and not viable:
+        return candidates, t0mod.nothing_held(stream, sorted({t0 for _, t0, _ in candidates}), by_position)
+    return viable, None
 
 
 def over_profiles(semantics, stream: Stream, window, query: str, space: ProfileSpace, actual, how: str,
