@@ -39,6 +39,11 @@ WINDOW = WindowSpec(10, 10)
 STREAM_IRI = "http://example.org/w3c-test"
 
 
+def _first_line(exc: BaseException) -> str:
+    """An exception as a test's ERROR: its type and the first line of its message."""
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+
+
 def run_engine(test: w3c.SuiteTest, engine) -> tuple[str, str]:
     """(outcome, why) of one test through an engine adapter: one window holding the test's data, RStream;
     the first report's solutions are the answer (none: no solutions)."""
@@ -50,14 +55,14 @@ def run_engine(test: w3c.SuiteTest, engine) -> tuple[str, str]:
         query = R2R(text, stream, "rdflib")  # the query's form and variables, for the comparison
         expected = test.expected()
     except Exception as exc:  # noqa: BLE001 - a test file the kit cannot read is the test's ERROR
-        return "ERROR", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+        return "ERROR", _first_line(exc)
     request = RunRequest(f"w3c:{test.id}", stream, text, text, WINDOW, "rstream", STREAM_IRI)
     try:
         reports = engine.run(request)
     except Unsupported as exc:
         return "UNSUPPORTED", str(exc)[:300]
     except Exception as exc:  # noqa: BLE001 - the engine raised: the test's ERROR
-        return "ERROR", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+        return "ERROR", _first_line(exc)
     got = observed_solutions(reports[0], query.form) if reports else Solutions.of([])
     if not query.ordered:  # a report's solutions come in a sequence; only ORDER BY makes it count
         got = Solutions(got.rows, got.keys, False)
@@ -73,7 +78,7 @@ def run(test: w3c.SuiteTest, evaluator: str) -> tuple[str, str]:
         got = query.evaluate((0, len(stream.elements)))
         expected = test.expected()
     except Exception as exc:  # noqa: BLE001 - an evaluator or a file that raises is the test's ERROR
-        return "ERROR", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+        return "ERROR", _first_line(exc)
     return compare(query, got, expected, test.lax)
 
 
