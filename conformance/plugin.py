@@ -19,16 +19,14 @@ import pytest
 
 from conformance import schema as schemas
 from conformance.corpus import datapaths
-from conformance.corpus.cases import CaseFileError, load_corpus, variant
+from conformance.corpus.cases import CaseFileError, variant
 from conformance.load import experiment as experiments
 from conformance.results import tables
-from conformance.run import adapters, expectations, report, signals
+from conformance.run import expectations, report, signals
 from conformance.run.harness import CaseResult, run_case
-from conformance.run.progress import Progress
+from conformance.run.session import Session
 from engines.command import kill_all
-from engines.dialects import variants
 from oracle.r2r.evaluators import EVALUATORS
-from oracle.r2r.executors import make
 
 KEY = "rspconf"
 
@@ -67,109 +65,6 @@ def pytest_addoption(parser):
                          "(e.g. docs/examples/load/quick.yaml), fed in wall-clock time (docs/load.md); not with -n")
     group.addoption("--load-out", default="load-report", metavar="DIR",
                     help="where --load writes load.json and its SVG pictures (default load-report)")
-
-
-class Session:
-    """Per-process state: the adapter (built lazily), its info, the corpus and collected results."""
-
-    def __init__(self, config):
-        self.config = config
-        self.adapter = None
-        self.info = None
-        self.options = adapters.parse_options(config.getoption("engine_option"))
-        self.results: dict[str, dict] = {}
-        self._known: dict | None = None
-        self._corpus: list | None = None
-        self._progress = None
-        self.released = False
-        self.selected: int | None = None      # cases the run selected
-        self.interrupted: str | None = None   # why it ended early, if it did
-        self.experiment = None                # --load: the experiment; its loads' results below
-        self.loads: list[dict] = []
-        self.warnings: list[str] = []         # said once in the terminal summary
-
-    def executor(self):
-        """The oracle's executor (``--oracle-executor``), made once per process so a Spark session is reused."""
-        if not hasattr(self, "_executor"):
-            self._executor = make(self.config.getoption("oracle_executor"))
-        return self._executor
-
-    def progress(self):
-        """A progress display for this process's cases (None in an xdist worker: its output goes nowhere)."""
-        if hasattr(self.config, "workerinput"):
-            return None
-        if self._progress is None:
-            tw = self.config.get_terminal_writer()
-            tty = None
-            if tw.hasmarkup:
-                try:  # the status line goes to the terminal itself: pytest captures a test's stdout and stderr
-                    tty = open("/dev/tty", "w", encoding="utf-8")
-                except OSError:
-                    tty = None
-
-            def write(text: str) -> None:
-                if tty is not None:
-                    tty.write(text)
-                    tty.flush()
-                else:
-                    tw.write(text, flush=True)
-
-            self._progress = Progress(write, terminal=tty is not None, verbose=self.config.getoption("verbose") > 0,
-                                      width=max(20, tw.fullwidth // 2))
-        return self._progress
-
-    def release(self) -> None:
-        """Close the adapter but keep its info (what an xdist controller needs for the report)."""
-        if self.adapter is not None and hasattr(self.adapter, "close"):
-            self.adapter.close()
-        self.adapter = None
-        self.released = True
-
-    def corpus(self) -> list:
-        """The cases, read once per process; a broken case file is a usage error naming file and line."""
-        if self._corpus is None:
-            try:
-                self._corpus = load_corpus(_corpus_root(self.config))
-            except CaseFileError as exc:
-                raise pytest.UsageError(f"invalid case file: {exc}") from None
-        return self._corpus
-
-    def known(self) -> dict:
-        """The engine's expectations file, read once per process."""
-        if self._known is None:
-            _, info = self.engine()
-            try:
-                self._known = expectations.read(info.expectations)
-            except expectations.ExpectationsError as exc:
-                raise pytest.UsageError(str(exc)) from None
-        return self._known
-
-    def engine(self):
-        if self.adapter is None and self.released:
-            return None, self.info
-        if self.adapter is None:
-            try:
-                self.adapter = adapters.build(self.config.getoption("--engine"), self.options,
-                                             start_timeout=self.config.getoption("case_timeout"))
-                self.info = self.adapter.info()
-                variants.check(self.info.dialect, self.info.syntax)
-                unknown = schemas.unknown_capabilities(self.info.capabilities)
-                if unknown:
-                    raise pytest.UsageError(
-                        f"--engine {self.config.getoption('--engine')}: declares capabilities the registry does not "
-                        f"know: {', '.join(unknown)}; the names are in conformance/schema/capabilities.json "
-                        "(rspconf capabilities lists them)")
-            except variants.UnknownDeviation as exc:
-                raise pytest.UsageError(f"--engine {self.config.getoption('--engine')}: its declared syntax: {exc}") from None
-            except adapters.EngineUnavailable as exc:
-                raise pytest.UsageError(str(exc)) from None
-            except pytest.UsageError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - an engine that cannot start is a usage problem
-                tail = getattr(exc, "stderr_tail", "")
-                raise pytest.UsageError(f"--engine {self.config.getoption('--engine')}: cannot start it: {exc}"
-                                        + (f"\n--- engine stderr (tail) ---\n{tail}" if tail else "")) from None
-        return self.adapter, self.info
 
 
 def pytest_configure(config):
@@ -255,11 +150,6 @@ def pytest_keyboard_interrupt(excinfo):
     if _ACTIVE:
         said = str(excinfo.value).strip()  # xdist stops for --maxfail with an Interrupted that says why
         _ACTIVE[-1].interrupted = f"interrupted: {said}" if said else "interrupted (Ctrl-C)"
-
-
-def _corpus_root(config) -> Path:
-    given = config.getoption("--cases")
-    return Path(given) if given else datapaths.PROJECT / "cases"
 
 
 #: one failure type per bad verdict, so an expectation's xfail is met by its own verdict only
