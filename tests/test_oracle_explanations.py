@@ -1,8 +1,9 @@
 """Provenance, gracious mode and the readable explanations of a failure."""
 
-from oracle.judge.explain import diagnose, diff, reason
+from oracle.judge.explain import diagnose, diff
 from oracle.judge.provenance import Provenance
 from oracle.judge.verdict import check
+from oracle.judge.words import reason
 from oracle.model import ObservedReport, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.semantics import Profile, ProfileSpace

@@ -12,7 +12,7 @@ from conformance.corpus.cases import load_corpus
 from conformance.run import adapters
 from conformance.run.harness import judge, request_for, run_case
 from engines.rspjs import HERE, RspJsEngine
-from oracle.judge.explain import reason
+from oracle.judge.words import reason
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = {c.id: c for c in load_corpus(ROOT / "cases")}

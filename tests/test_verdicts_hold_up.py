@@ -13,8 +13,9 @@ from rdflib.namespace import XSD
 from conformance.corpus.cases import expand, read_family
 from conformance.corpus.handwritten import mismatches, parse_term
 from conformance.streams.readers import inline, nquads
-from oracle.judge.explain import diagnose, diff, reason
+from oracle.judge.explain import diagnose, diff
 from oracle.judge.verdict import check
+from oracle.judge.words import reason
 from oracle.model import ObservedReport, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.terms import bag, term_key

@@ -28,7 +28,7 @@ from conformance.run.harness import judge, request_for
 from engines.contract import Unsupported
 from engines.yamlfile import checked_yaml
 from oracle.durations import parse_duration
-from oracle.judge.explain import reason
+from oracle.judge.words import reason
 
 
 class ExperimentError(ValueError):

@@ -22,9 +22,10 @@ from engines.contract import EngineInfo, RunRequest, Unsupported
 from engines.dialects import variants
 from engines.dialects.render import Inexpressible, render
 from oracle import profiles
-from oracle.judge.explain import diagnose, reason
+from oracle.judge.explain import diagnose
 from oracle.judge.kinds import kind
 from oracle.judge.verdict import JudgeTimeout, check, over_profiles
+from oracle.judge.words import reason
 from oracle.model import VERDICTS, Verdict
 from oracle.r2r.query import R2R, QueryError
 from oracle.r2r.terms import show_solution

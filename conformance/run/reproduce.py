@@ -20,7 +20,7 @@ from conformance.corpus.cases import load_corpus
 from conformance.run.harness import judge, request_for, run_case
 from conformance.run.progress import Progress
 from engines.replay import ReplayEngine
-from oracle.judge.explain import findings_text
+from oracle.judge.words import findings_text
 
 MANIFESTS = datapaths.PROJECT / "engines" / "replay" / "csrbench-2013"
 ENGINES = [("C-SPARQL", "csparql"), ("CQELS", "cqels"), ("SPARQLstream", "sparqlstream")]

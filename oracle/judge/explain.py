@@ -32,6 +32,7 @@ from oracle.findings import FINDINGS
 from oracle.judge.gracious import reconstruct
 from oracle.judge.provenance import Provenance
 from oracle.judge.shapes import shape_findings
+from oracle.judge.words import span as window_span
 from oracle.r2r.evaluators import EvaluatorDisagreement
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
@@ -48,10 +49,6 @@ def _bad_literal(row: dict) -> bool:
     """A null printed as a value ("null", "None") or a literal whose lexical form its datatype rejects."""
     return any(isinstance(v, Literal) and (getattr(v, "ill_typed", False) or str(v) in ("null", "None"))
                for v in row.values())
-
-
-def _span(report) -> str:
-    return f"[{report.opening}, {report.closing})"
 
 
 def _times(derivations, near=None) -> str:
@@ -245,7 +242,7 @@ def _status(w: WindowResult) -> set[str]:
         w.diagnostics.append(w.timing)
     if w.status == MISSING:
         kinds.add("missing-report")
-        w.diagnostics.append(f"MISSING: the oracle reports window {_span(e)} at t={e.tau} "
+        w.diagnostics.append(f"MISSING: the oracle reports window {window_span(e)} at t={e.tau} "
                              f"({len(e.solutions)} solutions) and the engine has no report for it")
     elif w.status == EXTRA:
         kinds.add("extra-report")
@@ -300,14 +297,14 @@ def _missing_from(w: WindowResult, prov: Provenance, source, kinds: set) -> None
         ders = prov.derivations(row, source.content) if source is not None else []
         if ders and source is not e:
             w.diagnostics.append(f"missing {show_solution(row, precise)}, derived from the triples at "
-                                 f"{_times(ders)} in the previous window {_span(source)}, which it left")
+                                 f"{_times(ders)} in the previous window {window_span(source)}, which it left")
         elif ders:
             w.diagnostics.append(f"missing {show_solution(row, precise)}, derived from the triples at "
-                                 f"{_times(ders)}, inside expected window {_span(e)}")
+                                 f"{_times(ders)}, inside expected window {window_span(e)}")
         else:
             kinds.add("absent-value")
             w.diagnostics.append(f"missing {show_solution(row, precise)}, which no stream element derives "
-                                 f"in expected window {_span(e)} (it comes from the absence of matches: an "
+                                 f"in expected window {window_span(e)} (it comes from the absence of matches: an "
                                  "empty aggregate, a false ASK, an unbound OPTIONAL)")
 
 
@@ -328,7 +325,7 @@ def _extra_from(w: WindowResult, prov: Provenance, whole: tuple[int, int], kinds
             elif not inside and all(any(t >= e.closing for t in d.times) for d in ders):
                 kinds.add("ahead")
             where = ", inside" if inside else ", outside"
-            where += f" expected window {_span(e)}"
+            where += f" expected window {window_span(e)}"
         near = (e.opening, e.closing) if e is not None else None
         if ders:
             w.diagnostics.append(f"extra {shown}, derived from the triples at {_times(ders, near)}{where}")
@@ -337,7 +334,7 @@ def _extra_from(w: WindowResult, prov: Provenance, whole: tuple[int, int], kinds
         pattern, rejecting = prov.rejected_by(row, content)
         if pattern and rejecting:
             kinds.add("filter")
-            span = f"window {_span(e)}" if e is not None else "stream"
+            span = f"window {window_span(e)}" if e is not None else "stream"
             w.diagnostics.append(
                 f"extra {shown}, derivable from the {span}'s triples at {_times(pattern, near)} by the "
                 "graph pattern but rejected by " + " and ".join(f"FILTER({f})" for f in rejecting))
@@ -372,7 +369,7 @@ def _graciously(verdict: CaseVerdict, query: R2R, windows: list, deadline: float
     for w, previous in windows:
         e = w.expected
         if _late(deadline):
-            verdict.notes.append(f"gracious mode stopped at the case timeout: the borders of window {_span(e)} and "
+            verdict.notes.append(f"gracious mode stopped at the case timeout: the borders of window {window_span(e)} and "
                                  "later ones were not searched (this part of the reason depends on the machine's "
                                  "speed; raise --case-timeout)")
             break
@@ -388,19 +385,8 @@ def _graciously(verdict: CaseVerdict, query: R2R, windows: list, deadline: float
             shown += 1
             w.diagnostics.append(
                 f"the engine's window looks like [{g.opening}, {g.closing}) "
-                f"(gracious mode: precision {g.precision:.2f}, recall {g.recall:.2f}) instead of {_span(e)}")
+                f"(gracious mode: precision {g.precision:.2f}, recall {g.recall:.2f}) instead of {window_span(e)}")
     return shown
-
-
-#: findings about the whole output stream, not counted per window
-WHOLE_OUTPUT = ("drift", "width", "count", "closed-end", "keeps-old-versions", "one-window", "every-close",
-                "shared-count", "any-close", "unmerged")
-
-
-def findings_text(findings: dict[str, int]) -> str:
-    """The failure patterns in words: 'uses elements after they left the window (5 windows); …'."""
-    return "; ".join(FINDINGS[k] if k in WHOLE_OUTPUT else f"{FINDINGS[k]} ({n} window{'s' if n != 1 else ''})"
-                     for k, n in findings.items())
 
 
 def diff(w: WindowResult) -> str:
@@ -411,29 +397,3 @@ def diff(w: WindowResult) -> str:
     return "\n".join(lines) if lines else "(bags equal)"
 
 
-def reason(verdict: CaseVerdict) -> str:
-    """One line saying why a case passed or failed."""
-    best = verdict.best
-    if verdict.verdict == "UNJUDGED":
-        return "not judged: " + "; ".join(verdict.notes)
-    if verdict.verdict == "PASS":
-        lo, hi = best.t0_class
-        span = f"t0={lo}" if lo == hi else f"t0 in [{lo}, {hi}]"
-        if verdict.context.get("fixed"):
-            span = verdict.context["fixed"]
-        if verdict.vacuous:
-            return (f"VACUOUS: explained by {span} with no report at all, although the stream has data: nothing "
-                    "was compared (the explanation expects no report)")
-        return f"explained by {span}; {len(best.windows)} reports match"
-    bad = [w for w in best.windows if w.status != MATCH]
-    notes = f" — {'; '.join(verdict.notes)}" if verdict.notes else ""
-    if not bad:
-        return f"best t0={best.t0}: {len(best.windows)} reports match, but{notes or ' no explanation is admissible'}"
-    first = bad[0]
-    counts = {s: sum(w.status == s for w in bad) for s in (MISMATCH, MISSING, EXTRA)}
-    summary = ", ".join(f"{n} {s.lower()}" for s, n in counts.items() if n)
-    detail = first.diagnostics[0] if first.diagnostics else first.status
-    where = f"window {_span(first.expected)}: " if first.expected is not None else ""
-    pattern = f" — pattern: {findings_text(verdict.findings)}" if verdict.findings else ""
-    head = f"by {verdict.context['fixed']}" if verdict.context.get("fixed") else f"best t0={best.t0}"
-    return f"{head}: {summary} of {len(best.windows)} reports{pattern}{notes}; first: {where}{detail}"
