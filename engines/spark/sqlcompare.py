@@ -73,6 +73,7 @@ def compare(op: str, a: Value, b: Value) -> Value:
     if "num" in (a.kind, b.kind):
         return _numbers(op, a, b)
     ta, tb = as_term(a), as_term(b)
+    la, lb = literal_lexical(ta), literal_lexical(tb)
     na = as_num(a) if a.kind != "bool" else "CAST(NULL AS DOUBLE)"
     nb = as_num(b) if b.kind != "bool" else "CAST(NULL AS DOUBLE)"
     sign = {"!=": "="}.get(op, op)
@@ -80,7 +81,6 @@ def compare(op: str, a: Value, b: Value) -> Value:
     booleans = f"WHEN ({_boolean(ta)}) IS NOT NULL AND ({_boolean(tb)}) IS NOT NULL THEN ({_boolean(ta)}) {sign} ({_boolean(tb)})"
     temporal = _date_times(sign, ta, tb)
     if sign == "=":
-        la, lb = literal_lexical(ta), literal_lexical(tb)
         equal = (f"CASE {numeric} WHEN {_simple(ta)} AND {_simple(tb)} THEN ({ta}) = ({tb}) {booleans}"
                  f" WHEN ({ta}) = ({tb}) THEN true"
                  f" WHEN {_lang(ta)} AND {_lang(tb)} THEN CASE WHEN ({la}) = ({lb}) AND {_tag(ta)} = {_tag(tb)}"
@@ -90,7 +90,6 @@ def compare(op: str, a: Value, b: Value) -> Value:
         return Value("bool", f"(NOT ({equal}))" if op == "!=" else f"({equal})")
     # ordering: simple literals by their lexical forms (an escape in one would order by its escaped text:
     # refused), numbers, booleans; anything else a type error
-    la, lb = literal_lexical(ta), literal_lexical(tb)
     strings = (f"WHEN {_simple(ta)} AND {_simple(tb)} THEN CASE WHEN contains({ta}, chr(92)) OR contains({tb}, chr(92))"
                f" THEN {refuse('ordering strings that hold an escaped character')} ELSE ({la}) {sign} ({lb}) END")
     return Value("bool", f"(CASE {numeric} {strings} {booleans} {temporal} ELSE CAST(NULL AS BOOLEAN) END)")
