@@ -15,6 +15,7 @@ after c, and the engine declares the ``closed-windows`` capability).
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
 from rdflib import Dataset, Graph, URIRef
@@ -34,6 +35,10 @@ CAPABILITIES = frozenset({
 })
 
 
+class EngineCancelled(RuntimeError):
+    """Raised inside a cancelled run's thread, which then ends."""
+
+
 class ReferenceEngine:
     name = "reference"
 
@@ -44,6 +49,21 @@ class ReferenceEngine:
             raise ValueError(f"boundary {boundary!r}: the reference engine implements '[o,c)' and '[o,c]'")
         self.t0 = int(t0)
         self.closed = boundary == "[o,c]"
+        self._working: int | None = None  # the thread last seen evaluating windows
+        self._cancelled: set[int] = set()
+
+    def cancel(self) -> None:
+        """Stop the run that has passed its case timeout (the harness calls this): its thread stops at the
+        next window instead of working on, unseen, while later cases run."""
+        if self._working is not None:
+            self._cancelled.add(self._working)
+
+    def still_wanted(self) -> None:
+        """Called once per window: raises in a run that was cancelled."""
+        self._working = threading.get_ident()
+        if self._working in self._cancelled:
+            self._cancelled.discard(self._working)  # a thread's ident is reused once it has ended
+            raise EngineCancelled("the run was cancelled after its case timeout")
 
     def info(self) -> EngineInfo:
         return EngineInfo(
@@ -71,6 +91,7 @@ class ReferenceEngine:
         last = elements[-1].t
         k = 0
         while self.t0 + k * request.window.slide <= last:
+            self.still_wanted()
             o = self.t0 + k * request.window.slide
             c = o + request.window.range
             yield o, c, [e for e in elements if self.inside(o, c, e.t)]
@@ -163,6 +184,7 @@ class ReferenceEngine:
             return
         if request.window.every is not None:
             for t in range(0, max(starts | ends) + 1, request.window.every):
+                self.still_wanted()
                 yield t, self.facts_valid_at(request, t)
             return
         previous = None

@@ -18,7 +18,7 @@ from rdflib import URIRef
 
 from engines.spark.compiler import G, K, sql_over, view_names
 from engines.spark.sqlterms import n3
-from engines.spark.windowjob import answers, assign, matchable, partitions, solve
+from engines.spark.windowjob import answers, assign, bounded_count, matchable, partitions, solve
 from oracle.model import WindowSpec
 
 QUADS = StructType([StructField("s", StringType()), StructField("p", StringType()), StructField("o", StringType()),
@@ -185,7 +185,7 @@ def closes(spec, t0: int, arrived, default_stream: str) -> dict[str, list]:
         if w.count is not None:
             out[w.name] = [(c, a, b, "f") for c, a, b in count_instances(w, arrived, default_stream)]
         else:
-            out[w.name] = [time_span(w, t0, k) for k in range((last - t0) // w.slide + 1)]
+            out[w.name] = [time_span(w, t0, k) for k in range(bounded_count(w, t0, last))]
     return out
 
 

@@ -9,6 +9,7 @@ from pyspark.sql.types import LongType, StringType, StructField, StructType
 from rdflib import URIRef
 from rdflib.plugins.sparql.parserutils import CompValue
 
+from engines.contract import Unsupported
 from engines.spark.compiler import (
     RANK,
     G,
@@ -23,10 +24,24 @@ SCHEMA = StructType([StructField("s", StringType()), StructField("p", StringType
                      StructField("o", StringType()), StructField("t", LongType())])
 
 
+MAX_WINDOWS = 1_000_000  # this engine reports every window, empty ones too: past this many it refuses
+
+
+def bounded_count(window, t0: int, last: int) -> int:
+    """How many windows start by ``last``; past :data:`MAX_WINDOWS` the engine refuses, by name."""
+    count = (last - t0) // window.slide + 1
+    if count > MAX_WINDOWS:
+        raise Unsupported(f"the stream spans {count:,} windows (t={t0} to t={last} ms, sliding by {window.slide} "
+                          f"ms) and this engine reports every one, empty ones too: it stops at {MAX_WINDOWS:,}; "
+                          "look for a far-out timestamp in the stream")
+    return count
+
+
 def window_instances(window, t0: int, last: int | None) -> list[tuple[int, int]]:
     """(opening, closing) of every window that has started by the last element (flushed at the end)."""
     if last is None:
         return []
+    bounded_count(window, t0, last)
     out = []
     k = 0
     while t0 + k * window.slide <= last:

@@ -46,6 +46,7 @@ from oracle.findings import FINDINGS
 from oracle.model import ExpectedReport, MultiWindowSpec, NamedWindow, Stream, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
+from oracle.s2r.scope import within_limit
 from oracle.s2r.t0 import after_stream, default_range, nothing_held
 from oracle.semantics import Profile
 
@@ -89,11 +90,9 @@ def closings(window: NamedWindow, t0: int, last: int, stream: Stream | None = No
     count window's that fill (from ``stream``)."""
     if window.count is not None:
         return [c for c, _ in filled(stream, window, t0, count_unit, shared)]
-    out, k = [], 0
-    while t0 + k * window.slide <= last:
-        out.append(t0 + k * window.slide + window.range)
-        k += 1
-    return out
+    count = within_limit((last - t0) // window.slide + 1, f"instances of window {window.name}", t0, last,
+                         f"window {window.name} slides by {window.slide} ms")
+    return [t0 + k * window.slide + window.range for k in range(max(0, count))]
 
 
 def instants(spec: MultiWindowSpec, t0s: dict[str, int], last: int, stream: Stream | None = None,

@@ -27,6 +27,7 @@ from oracle.compare import fixed
 from oracle.model import ExpectedReport, ObservedReport, Stream, ValiditySpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
+from oracle.s2r.scope import within_limit
 from oracle.semantics import Profile
 
 #: whole-output faults the diagnosis tries (a semantics that reproduces every report names the fault)
@@ -87,6 +88,8 @@ def instants(stream: Stream, spec: ValiditySpec, how: Semantics = Semantics()) -
     if not points:
         return []
     if spec.every is not None:
+        within_limit(points[-1] // spec.every + 1, "evaluation instants", 0, points[-1],
+                     f"evaluated every {spec.every} ms from t=0")
         return [(t, valid_at(stream, t, how)) for t in range(0, points[-1] + 1, spec.every)]
     out, previous = [], None
     for t in points:

@@ -13,6 +13,22 @@ from dataclasses import dataclass
 
 from oracle.model import WindowSpec
 
+MAX_WINDOWS = 1_000_000  # windows or instants one simulation visits one by one; past it the case is refused
+
+
+class TooManyWindows(ValueError):
+    """The expected output of a case runs past :data:`MAX_WINDOWS` windows: a far-out timestamp, most often."""
+
+
+def within_limit(count: int, what: str, first: int, last: int, how: str) -> int:
+    """``count`` if it is at most :data:`MAX_WINDOWS`, else the case is refused with the words for why."""
+    if count > MAX_WINDOWS:
+        raise TooManyWindows(
+            f"the expected output would need more than {MAX_WINDOWS:,} {what}: the stream runs from t={first} "
+            f"to t={last} ms, {how}; look for a far-out timestamp in the stream (an epoch-millisecond stamp "
+            "among relative ones?)")
+    return count
+
 
 @dataclass(frozen=True)
 class Scope:
@@ -49,6 +65,29 @@ class Scope:
         lo = left(times, o, 0, arrived)
         hi = right(times, c, 0, arrived)
         return (lo, hi) if lo < hi else (0, 0)
+
+    def holds_any(self, k: int, times: list[int]) -> bool:
+        """Whether some element time lies in [o_k, c_k], both borders included (so under every convention
+        and close rule a window for which this is false is empty at every moment)."""
+        i = bisect_left(times, self.opening(k))
+        return i < len(times) and times[i] <= self.closing(k)
+
+    def next_holding(self, k: int, times: list[int]) -> int | None:
+        """The smallest k' ≥ k for which :meth:`holds_any` is true (None if there is none): the windows
+        over a gap in the stream are skipped in closed form, never one by one."""
+        i = bisect_left(times, self.opening(k))
+        while i < len(times):
+            t = times[i]
+            k = max(k, -((self.t0 + self.window.range - t) // self.window.slide))  # first k with c_k ≥ t
+            if self.opening(k) <= t:
+                return k
+            i = bisect_left(times, self.opening(k), i)  # t falls between two windows (β > ω)
+        return None
+
+    def closed_by(self, x: int, close: str) -> int:
+        """The highest k whose window is closed at instant ``x`` (c ≤ x for close ``>=``, c < x for ``>``)."""
+        limit = x if close == ">=" else x - 1
+        return (limit - self.t0 - self.window.range) // self.window.slide
 
     def last_window(self, t_last: int) -> int:
         """The highest k whose window has started by ``t_last`` (−1 if none has)."""

@@ -30,7 +30,7 @@ from typing import Iterator
 
 from oracle.model import CountWindowSpec, Stream, WindowSpec
 from oracle.s2r import counting
-from oracle.s2r.scope import Scope
+from oracle.s2r.scope import MAX_WINDOWS, Scope, within_limit
 from oracle.s2r.trigger import EMPTY, END, Trigger
 from oracle.semantics import Profile
 
@@ -53,21 +53,23 @@ def _clock_time(scope: Scope, k: int, close: str) -> int:
     return scope.closing(k) + (1 if close == ">" else 0)
 
 
-def _moments(units, scope: Scope, profile: Profile, last_k: int) -> Iterator[tuple[float, int | None]]:
-    """Yield (time, unit index or None) in processing order: clock instants before arrivals."""
+def _moments(units, run: "_Run") -> Iterator[tuple[float, int | None]]:
+    """Yield (time, unit index or None) in processing order: clock instants before arrivals.  Only the
+    clock instants that can change an answer are made (:meth:`_Run.clock_windows`), so a gap in the
+    stream costs nothing."""
+    scope, profile = run.scope, run.profile
     events: list[tuple[float, int, int | None]] = [(t, 1, i) for i, (t, _, _) in enumerate(units)]
-    t_last = units[-1][0] if units else None
-    if profile.tick == "time-driven" and t_last is not None:
-        for k in range(last_k + 1):
+    t_last = units[-1][0]
+    if profile.tick == "time-driven":
+        for k in run.clock_windows():
             at = _clock_time(scope, k, profile.close)
             if at <= t_last or profile.end_of_stream == "flush":
                 events.append((at, 0, None))
         if profile.periodic:
-            m = 1
-            while scope.t0 + m * profile.periodic <= t_last:
-                events.append((scope.t0 + m * profile.periodic, 0, None))
-                m += 1
-    elif profile.end_of_stream == "flush" and t_last is not None:
+            count = max(0, (t_last - scope.t0) // profile.periodic)
+            run.spend(count, "periodic report instants")
+            events += [(scope.t0 + m * profile.periodic, 0, None) for m in range(1, count + 1)]
+    elif profile.end_of_stream == "flush":
         events.append((END, 0, None))
     events.sort(key=lambda e: (e[0], e[1]))
     for time, _, unit in events:
@@ -83,7 +85,7 @@ def simulate(stream: Stream, window: WindowSpec, profile: Profile, t0: int) -> l
     if not units:
         return []
     run = _Run(scope, profile, stream.times, units)
-    for x, unit in _moments(units, scope, profile, run.last_k):
+    for x, unit in _moments(units, run):
         run.close(x, unit)  # steps 1 and 2 of the module's docstring
         run.periodic(x, unit)  # step 3
         if unit is not None:  # step 4: the unit's elements arrive
@@ -108,6 +110,36 @@ class _Run:
         self.last_reported: tuple[int, int] | None = None
         self.last_seen_active: tuple[int, int] = EMPTY
         self.next_period = 1
+        self.left = MAX_WINDOWS  # windows and instants this simulation may still visit one by one
+
+    def spend(self, n: int, what: str) -> None:
+        """Count ``n`` windows or instants visited one by one; past :data:`MAX_WINDOWS`, refuse the case."""
+        self.left -= n
+        if self.left < 0:
+            w, t0 = self.scope.window, self.scope.t0
+            span = (self.times[-1] - t0) // w.slide + 1
+            within_limit(MAX_WINDOWS + 1, what, self.times[0], self.times[-1],
+                         f"that is {span:,} windows of {w.range} ms sliding by {w.slide} ms from t0={t0} "
+                         f"(report policy {'+'.join(sorted(self.profile.report))})")
+
+    def clock_windows(self) -> Iterator[int]:
+        """The windows whose closing instant is a moment of a time-driven tick.  When empty relations are
+        reported at window close, every window's; otherwise only those an element could be in (an
+        empty window's instant reports nothing, and the windows it would close are closed in closed form
+        at the next moment)."""
+        if self.closes and not self.non_empty:
+            self.spend(self.last_k + 1, "windows reported (empty ones too)")
+            yield from range(self.last_k + 1)
+        else:
+            yield from self.holding(0, self.last_k)
+
+    def holding(self, lo: int, hi: int) -> Iterator[int]:
+        """The windows lo..hi an element could be in, skipping those over a gap in closed form."""
+        k = self.scope.next_holding(lo, self.times)
+        while k is not None and k <= hi:
+            self.spend(1, "windows holding data")
+            yield k
+            k = self.scope.next_holding(k + 1, self.times)
 
     def passes(self, content: tuple[int, int]) -> bool:
         if self.non_empty and content[0] == content[1]:
@@ -125,16 +157,24 @@ class _Run:
         self.last_reported = content
 
     def close(self, x: float, unit: int | None) -> None:
+        """Close the windows whose closing condition holds at ``x`` (in closed form: a gap of a billion
+        windows costs one division) and report those the policy reports."""
         scope, profile = self.scope, self.profile
-        closed = []
-        while self.next_open <= self.last_k and (
-                x == END or (scope.closing(self.next_open) <= x if profile.close == ">="
-                             else scope.closing(self.next_open) < x)):
-            closed.append(self.next_open)
-            self.next_open += 1
-        if not (self.closes and closed):
+        lo = self.next_open
+        hi = self.last_k if x == END else min(self.last_k, scope.closed_by(int(x), profile.close))
+        if hi < lo:
             return
-        for k in (closed if profile.grain == "multiple" else closed[-1:]):
+        self.next_open = hi + 1
+        if not self.closes:
+            return
+        if profile.grain != "multiple":
+            closed: Iterator[int] | range = iter([hi])
+        elif self.non_empty:  # an empty window is not reported: only those an element could be in
+            closed = self.holding(lo, hi)
+        else:
+            self.spend(hi - lo + 1, "windows reported (empty ones too)")
+            closed = range(lo, hi + 1)
+        for k in closed:
             content = scope.content(k, self.times, self.arrived)
             if self.passes(content):
                 tau = _clock_time(scope, k, profile.close) if x == END else int(x)
