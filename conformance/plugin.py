@@ -25,7 +25,7 @@ from conformance.results import tables
 from conformance.run import expectations, report, signals
 from conformance.run.harness import CaseResult, run_case
 from conformance.run.session import Session
-from engines.command import kill_all
+from engines.process import kill_all
 from oracle.r2r.evaluators import EVALUATORS
 
 KEY = "rspconf"

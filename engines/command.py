@@ -11,17 +11,9 @@ tail of the engine's stderr; the next run starts a fresh process.  The command l
 
 from __future__ import annotations
 
-import atexit
-import json
-import os
 import queue
 import shlex
-import signal
-import subprocess
 import threading
-import time
-import weakref
-from collections import deque
 from pathlib import Path
 
 import jsonschema
@@ -29,23 +21,11 @@ import jsonschema
 import conformance.schema as schemas
 from engines import jsonl
 from engines.contract import EngineInfo, LiveUnsupported, RunRequest, Unsupported
+from engines.process import MAX_LINE, EngineProcess, EngineProcessError, ProtocolError
 from oracle.model import ObservedReport
 
 PROTOCOL = 1
 START_TIMEOUT = 60.0
-_EOF = object()
-
-
-class EngineProcessError(RuntimeError):
-    """Trouble with an engine process; ``stderr_tail`` holds the end of its stderr (the harness shows it)."""
-
-    def __init__(self, message: str, stderr_tail: str = ""):
-        super().__init__(message)
-        self.stderr_tail = stderr_tail
-
-
-class ProtocolError(EngineProcessError):
-    """The engine broke the protocol (or died)."""
 
 
 class EngineError(EngineProcessError):
@@ -117,137 +97,15 @@ def reports_from(message: dict) -> list[ObservedReport]:
     return out
 
 
-_LIVE: "weakref.WeakSet[EngineProcess]" = weakref.WeakSet()
-
-
-@atexit.register
-def kill_all() -> None:
-    """No engine process outlives the kit: normal end, an error, Ctrl-C (and, from the pytest plugin's
-    parent watch, a killed controller)."""
-    for process in list(_LIVE):
-        process.kill()
-
-
-class EngineProcess:
-    """One running engine process: a stdout reader thread feeding a queue, a stderr ring buffer.
-
-    The engine runs in a process group of its own, so killing it kills whatever it started too."""
-
-    def __init__(self, argv: list[str], cwd: str | None = None):
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, encoding="utf-8", bufsize=1, cwd=cwd, start_new_session=True)
-        _LIVE.add(self)
-        self.lines: queue.Queue = queue.Queue()
-        self.stderr: deque[str] = deque(maxlen=200)
-        self.read = 0
-        threading.Thread(target=self._pump_stdout, daemon=True, name="rspconf-cmd-stdout").start()
-        self._stderr_thread = threading.Thread(target=self._pump_stderr, daemon=True, name="rspconf-cmd-stderr")
-        self._stderr_thread.start()
-
-    def _pump_stdout(self) -> None:
-        for line in self.proc.stdout:
-            self.lines.put(line)
-        self.lines.put(_EOF)
-
-    def _pump_stderr(self) -> None:
-        for line in self.proc.stderr:
-            self.stderr.append(line)
-
-    def tail(self) -> str:
-        """The end of the engine's stderr, once what it wrote before the failure has been read: all of
-        it if the process exited, else until it has been quiet for 50 ms (at most 0.5 s)."""
-        if self.proc.poll() is not None:
-            self._stderr_thread.join(timeout=1.0)
-        else:
-            seen = -1
-            for _ in range(10):
-                if len(self.stderr) == seen:
-                    break
-                seen = len(self.stderr)
-                time.sleep(0.05)
-        return "".join(self.stderr)[-4000:]
-
-    def send(self, message: dict) -> None:
-        try:
-            self.proc.stdin.write(json.dumps(message) + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError) as exc:
-            raise ProtocolError(f"cannot write to the engine's stdin ({exc}); it exited with code "
-                                f"{self.proc.poll()}", self.tail()) from None
-
-    def receive(self, timeout: float | None, expected: str) -> dict:
-        """The next stdout line as a JSON object (blank lines are skipped)."""
-        while True:
-            try:
-                line = self.lines.get(timeout=timeout)
-            except queue.Empty:
-                raise ProtocolError(f"no {expected} message within {timeout:g} s", self.tail()) from None
-            if line is _EOF:
-                try:
-                    code = self.proc.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    code = None
-                raise ProtocolError(f"the engine closed its stdout (exit code {code}) instead of sending "
-                                    f"a {expected} message", self.tail())
-            self.read += 1
-            if not line.strip():
-                continue
-            try:
-                message = json.loads(line)
-            except json.JSONDecodeError as exc:
-                try:
-                    code = self.proc.wait(timeout=0.5)
-                except subprocess.TimeoutExpired:
-                    code = None
-                died = f"; then the engine exited with code {code}" if code is not None else ""
-                raise ProtocolError(f"stdout line {self.read} is not JSON ({exc.msg}): {line[:200]!r}{died} — "
-                                    "stdout is for protocol messages only; log to stderr", self.tail()) from None
-            if not isinstance(message, dict):
-                raise ProtocolError(f"stdout line {self.read} is JSON but not an object: {line[:200]!r}",
-                                    self.tail())
-            return message
-
-    def kill(self, grace: float = 0.5) -> None:
-        """Kill the engine's whole process group (it may have started children of its own): SIGTERM, so it
-        can clean up, then SIGKILL after ``grace`` seconds."""
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(self.proc.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                break
-            if sig == signal.SIGTERM:
-                try:
-                    self.proc.wait(timeout=grace)
-                except subprocess.TimeoutExpired:
-                    pass
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        _LIVE.discard(self)
-
-    def stop(self, grace: float = 5.0) -> int | None:
-        """Ask the engine to stop; kill it after ``grace`` seconds.  Its exit code (None if killed)."""
-        if self.proc.poll() is not None:
-            self.kill()  # the group may outlive its leader
-            return self.proc.returncode
-        try:
-            self.send({"cmd": "stop"})
-            self.proc.stdin.close()
-            code = self.proc.wait(timeout=grace)
-            self.kill()
-            return code
-        except (ProtocolError, OSError, subprocess.TimeoutExpired):
-            self.kill()
-            return None
-
-
 class CommandEngine:
     """An adapter for an engine process (see the module docstring)."""
 
     def __init__(self, command: str, cwd: str | None = None, start_timeout: float | str = START_TIMEOUT,
-                 expectations: str | None = None):
+                 expectations: str | None = None, max_line_mb: float | str | None = None):
         self.argv = shlex.split(command)
+        self.max_line = int(float(max_line_mb) * 1024 * 1024) if max_line_mb is not None else MAX_LINE
+        if self.max_line <= 0:
+            raise ValueError(f"max_line_mb must be a positive number of MiB, got {max_line_mb!r}")
         self.expectations = Path(expectations) if expectations else None
         if not self.argv:
             raise ValueError("cmd: needs a command line, e.g. cmd:'node engine.js'")
@@ -257,13 +115,18 @@ class CommandEngine:
         self._info: EngineInfo | None = None
         self.seq = 0
         self._lock = threading.Lock()
+        self._notes: dict[str, list[str]] = {}
+
+    def notes_for(self, case_id: str) -> list[str]:
+        """What the kit saw of the engine around a case's run that is not in its answer (shown beside the verdict)."""
+        return self._notes.get(case_id, [])
 
     # -- process life -----------------------------------------------------------------------------
     def _started(self) -> EngineProcess:
         if self.process is not None and self.process.proc.poll() is None:
             return self.process
         try:
-            process = EngineProcess(self.argv, self.cwd)
+            process = EngineProcess(self.argv, self.cwd, self.max_line)
         except FileNotFoundError:
             raise ProtocolError(f"cannot start {self.argv[0]!r}: no such program (is it installed and on PATH?)") from None
         try:
@@ -302,15 +165,27 @@ class CommandEngine:
     def run(self, request: RunRequest) -> list[ObservedReport]:
         with self._lock:
             process = self._started()
+            stray = process.leftover()
+            if stray is not None:  # printed after the last answer: not this case's, and the pipe is not in step
+                self._notes[request.case_id] = [
+                    f"before this case the engine printed {stray} after its previous answer (stdout is for "
+                    "protocol messages only); it was restarted, and this case ran on a fresh engine"]
+                process.kill()
+                self.process = None
+                process = self._started()
             self.seq += 1
             seq = self.seq
-        process.send(request_message(seq, request))
-        answer = process.receive(None, "run answer")
-        found = problems(answer, "answer")
-        if found:
-            raise ProtocolError("the run answer breaks the protocol: " + "; ".join(found[:5]), process.tail())
-        if answer["seq"] != seq:
-            raise ProtocolError(f"the run answer has seq {answer['seq']}, the request had {seq}", process.tail())
+        try:
+            process.send(request_message(seq, request))
+            answer = process.receive(None, "run answer")
+            found = problems(answer, "answer")
+            if found:
+                raise ProtocolError("the run answer breaks the protocol: " + "; ".join(found[:5]), process.tail())
+            if answer["seq"] != seq:
+                raise ProtocolError(f"the run answer has seq {answer['seq']}, the request had {seq}", process.tail())
+        except ProtocolError:
+            self._discard(process)  # one case's fault stays in that case: the next run starts a fresh engine
+            raise
         if "unsupported" in answer:
             raise Unsupported(answer["unsupported"])
         if "error" in answer:
@@ -326,6 +201,13 @@ class CommandEngine:
             self.seq += 1
             seq = self.seq
         return CommandLive(process, seq, request, emit)
+
+    def _discard(self, process: EngineProcess) -> None:
+        """After a protocol error nothing later on the pipe can be trusted: the process goes."""
+        process.kill()
+        with self._lock:
+            if self.process is process:
+                self.process = None
 
     def cancel(self) -> None:
         """Timeout: kill the process (the waiting run then fails; the next run starts a fresh one)."""

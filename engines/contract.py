@@ -13,7 +13,8 @@ An adapter is any object with
   outputs for a case were made with, ``[{"params": …, "window": …, "r2s": …}]``; the kit then judges a
   variant of the case with its own id and tells the adapter with ``bind_variant(case_id, variant_id,
   made_with)`` — and ``notes_for(case_id)``, lines shown next to the verdict (a recorder's dropped
-  reports).
+  reports; a process engine's stray output before the case, :mod:`engines.command`).  It is asked after
+  the run.
 
 - optionally, for load runs (``rspconf load``, :mod:`conformance.load.live`): ``live(request, emit)`` — a
   session with ``push(t, elements)`` (elements due now in wall-clock time; none is a heartbeat: time

@@ -5,14 +5,23 @@ crash (exits 3 on run), hang (never answers a run), unsupported, error, badinfo 
 a profile), wrongseq; live runs: livegarbage (a log line on stdout on push), livecrash (dies on push);
 badsyntax (an RSP-QL engine declaring a syntax deviation the kit does not know); escapes (an error text
 with terminal escape sequences); badwindow (a report whose window closes before it opens).
+Hostile modes: endless (an endless stdout line), badstdout / badstderr (bytes that are not UTF-8 on
+that pipe; badstderr then answers as ok does), strayonce (after its first answer, one stray stdout line),
+setsid (starts a grandchild in a session of its own that holds stdout open, then exits 1), noterm
+(ignores SIGTERM and never answers a run).
 """
 
 import json
 import os
+import signal
+import subprocess
 import sys
 import time
 
 mode = sys.argv[1]
+runs = 0
+if mode == "noterm":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 PROFILE = {"t0": 0, "report": ["window-close"], "tick": "time-driven", "grain": "multiple", "empty": True,
            "boundary": "[o,c)", "close": ">=", "end_of_stream": "flush"}
 
@@ -41,8 +50,21 @@ for line in sys.stdin:
         elif mode == "crash":
             print("Exception in thread main: boom", file=sys.stderr, flush=True)
             sys.exit(3)
-        elif mode == "hang":
+        elif mode in ("hang", "noterm"):
             time.sleep(3600)
+        elif mode == "endless":
+            chunk = "x" * (1 << 20)
+            while True:
+                sys.stdout.write(chunk)
+                sys.stdout.flush()
+        elif mode == "badstdout":
+            sys.stdout.buffer.write(b'{"seq": %d, "reports": [], "note": "\xff\xfe"}\n' % msg["seq"])
+            sys.stdout.flush()
+        elif mode == "setsid":  # the grandchild leaves the process group and keeps stdout open
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "fake-grandchild"],
+                             start_new_session=True)
+            print("Exception: giving up", file=sys.stderr, flush=True)
+            os._exit(1)
         elif mode == "unsupported":
             send({"seq": msg["seq"], "unsupported": "no windows here"})
         elif mode == "error":
@@ -57,6 +79,9 @@ for line in sys.stdin:
         elif mode == "wrongseq":
             send({"seq": msg["seq"] + 1, "reports": []})
         else:
+            if mode == "badstderr":  # more than a pipe holds, none of it UTF-8
+                sys.stderr.buffer.write(b"\xff\xfe log \xc3\x28\n" * 40000)
+                sys.stderr.flush()
             times = [e["t"] for e in msg["elements"]]
             w = msg["window"]
             reports = []
@@ -67,6 +92,9 @@ for line in sys.stdin:
             if mode == "badwindow":  # a window that closes before it opens: garbage, not an extra report
                 reports.append({"tau": 10000, "window": [10000, 0], "solutions": []})
             send({"seq": msg["seq"], "reports": reports})
+            runs += 1
+            if mode == "strayonce" and runs == 1:
+                print("INFO run finished", flush=True)
     elif msg["cmd"] == "live":
         send({"seq": msg["seq"], "ready": True})
     elif msg["cmd"] == "push":  # livegarbage: a log line on stdout; livecrash: dies mid-run

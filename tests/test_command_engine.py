@@ -11,7 +11,8 @@ import pytest
 from conformance.corpus.cases import load_corpus
 from conformance.run import adapters
 from conformance.run.harness import run_case
-from engines.command import CommandEngine, ProtocolError
+from engines.command import CommandEngine
+from engines.process import ProtocolError
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = {c.id: c for c in load_corpus(ROOT / "cases")}
@@ -77,14 +78,16 @@ def test_a_crashed_engine_is_restarted_for_the_next_case():
 
 def test_a_hanging_engine_is_a_timeout_and_is_killed():
     engine = fake("hang")
+    engine.info()
+    process = engine.process
     started = time.monotonic()
     result = run(engine, timeout=2.0)
     assert result.verdict == "TIMEOUT"
     assert time.monotonic() - started < 10
     deadline = time.monotonic() + 5
-    while engine.process.proc.poll() is None and time.monotonic() < deadline:
+    while process.proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert engine.process.proc.poll() is not None, "the hanging process was not killed"
+    assert process.proc.poll() is not None, "the hanging process was not killed"
 
 
 def test_a_start_answer_without_profile_names_the_field():

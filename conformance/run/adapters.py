@@ -17,7 +17,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from conformance.corpus import datapaths
-from engines.command import CommandEngine, ProtocolError
+from engines.command import CommandEngine
+from engines.process import ProtocolError
 from engines.replay import ManifestError, ReplayEngine
 
 

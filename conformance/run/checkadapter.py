@@ -60,6 +60,9 @@ def check_adapter(spec: str, options: dict, cases_root: Path, timeout: float, ou
             c.note(line + "  (the answer differs from the declared semantics: see the report, not a protocol problem)")
         else:
             c.ok(line)
+        if isinstance(adapter, CommandEngine):  # stray output between answers is a protocol problem too
+            for note in adapter.notes_for(case.id):
+                c.bad(f"{case.id}: {note}")
         if request is None and result.verdict not in ("SKIPPED", "UNSUPPORTED"):
             request = request_for(case, info, case.load_stream())
     if request is not None:
@@ -123,6 +126,9 @@ def _check_stop(c: Checklist, adapter) -> None:
     """The engine stops when asked, with exit code 0, within the stop grace."""
     started = time.monotonic()
     process = adapter.process if isinstance(adapter, CommandEngine) else None  # an engine process of ours
+    stray = process.leftover() if process is not None else None
+    if stray is not None:
+        c.bad("after the last answer", f"the engine printed {stray} (stdout is for protocol messages only)")
     adapter.close()
     if process is not None and process.proc.returncode not in (0, None):
         c.bad("stop", f"the engine exited with code {process.proc.returncode} on stop")

@@ -17,10 +17,10 @@ from typing import Any
 from conformance.corpus.about import about
 from conformance.corpus.cases import Case, CaseFileError, DataMissing
 from conformance.streams.readers import StreamInputError
-from engines.command import EngineProcessError
 from engines.contract import EngineInfo, RunRequest, Unsupported
 from engines.dialects import variants
 from engines.dialects.render import Inexpressible, render
+from engines.process import EngineProcessError
 from oracle import profiles
 from oracle.judge.explain import diagnose
 from oracle.judge.kinds import kind
@@ -233,6 +233,7 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     result.syntax_variant = list(variant_of(case, info)) or None
     say(f"{case.id}: engine running")
     reports, failure = _call_engine(adapter, request, max(0.1, timeout - (time.monotonic() - started)))
+    recorded += [n for n in getattr(adapter, "notes_for", lambda _: [])(case.id) if n not in recorded]
     if failure:
         return done(*failure)
     if not isinstance(reports, list):
