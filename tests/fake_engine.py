@@ -8,7 +8,7 @@ with terminal escape sequences); badwindow (a report whose window closes before 
 Hostile modes: endless (an endless stdout line), badstdout / badstderr (bytes that are not UTF-8 on
 that pipe; badstderr then answers as ok does), strayonce (after its first answer, one stray stdout line),
 setsid (starts a grandchild in a session of its own that holds stdout open, then exits 1), noterm
-(ignores SIGTERM and never answers a run).
+(ignores SIGTERM and never answers a run); livehang (never answers the live command).
 """
 
 import json
@@ -96,6 +96,8 @@ for line in sys.stdin:
             if mode == "strayonce" and runs == 1:
                 print("INFO run finished", flush=True)
     elif msg["cmd"] == "live":
+        if mode == "livehang":  # never ready
+            time.sleep(3600)
         send({"seq": msg["seq"], "ready": True})
     elif msg["cmd"] == "push":  # livegarbage: a log line on stdout; livecrash: dies mid-run
         if mode == "livegarbage":

@@ -345,3 +345,20 @@ def test_a_run_past_its_timeout_keeps_what_arrived_and_is_never_complete(tmp_pat
     assert [w["status"] for w in run["windows"]] == ["MATCH", "MISSING", "MISSING"]
     assert run["windows"][0]["delay_ms"] is not None and run["windows"][1]["delay_ms"] is None
     assert load.verdict_of(entry)[0] == "TIMEOUT"
+
+
+def test_an_engine_that_never_says_ready_is_a_timeout_after_the_experiment_s_timeout_not_a_minute(tmp_path):
+    from conformance.run import adapters
+
+    case = burst_case(tmp_path)
+    engine = adapters.build(f"cmd:{sys.executable} {Path(__file__).resolve().parent / 'fake_engine.py'} livehang")
+    started = time.monotonic()
+    try:
+        report = load.run_experiment(experiment(timeout=2.0), engine, {case.id: case}, say=lambda _: None)
+    finally:
+        engine.close()
+    (entry,) = report["loads"]
+    assert time.monotonic() - started < 15
+    assert entry["status"] == "TIMEOUT" and not entry["runs"]
+    assert entry["reason"] == ("the engine did not start its live session (no ready answer) within 2 s, the "
+                               "experiment's timeout")

@@ -23,7 +23,7 @@ import jsonschema
 
 from conformance import schema as schemas
 from conformance.load import plots as loadplots
-from conformance.load.live import delays, run_live
+from conformance.load.live import NotReady, delays, run_live
 from conformance.run.harness import judge, request_for
 from engines.contract import Unsupported
 from engines.yamlfile import checked_yaml
@@ -139,6 +139,9 @@ def run_load(case, adapter, info, experiment: Experiment, say=print) -> dict:
             run = run_once(case, adapter, info, experiment)
         except Unsupported as exc:
             status, why = "UNSUPPORTED", str(exc)
+            break
+        except NotReady as exc:
+            status, why = "TIMEOUT", str(exc)
             break
         except Exception as exc:  # noqa: BLE001 - a harness or engine error, reported as such
             status, why = "ERROR", f"{type(exc).__name__}: {exc}"

@@ -142,6 +142,35 @@ class LiveRun:
     timed_out: bool = False   # the run passed its timeout: what arrived until then, never a whole run
 
 
+class NotReady(RuntimeError):
+    """The engine did not start its live session within the run's timeout."""
+
+
+def start_session(adapter, request, emit, timeout: float):
+    """The adapter's live session, started within ``timeout`` (the experiment's): an engine that never
+    says it is ready is cancelled then, not waited for."""
+    box: dict = {}
+
+    def start():
+        try:
+            box["session"] = adapter.live(request, emit)
+        except BaseException as exc:  # noqa: BLE001 - raised again below
+            box["error"] = exc
+
+    thread = threading.Thread(target=start, name="rspconf-live-start", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        cancel = getattr(adapter, "cancel", None)
+        if cancel is not None:
+            cancel()
+        raise NotReady(f"the engine did not start its live session (no ready answer) within {timeout:g} s, "
+                       "the experiment's timeout")
+    if "error" in box:
+        raise box["error"]
+    return box["session"]
+
+
 def run_live(adapter, request, speed: float = 1.0, heartbeat: float = 0.1, sample_every: float = 1.0,
              timeout: float = 600.0) -> LiveRun:
     """Feed ``request``'s stream to the adapter's live session in wall-clock time; collect its reports.
@@ -165,7 +194,7 @@ def run_live(adapter, request, speed: float = 1.0, heartbeat: float = 0.1, sampl
 
     elements = request.stream.elements
     stop = threading.Event()
-    session = adapter.live(request, emit)
+    session = start_session(adapter, request, emit, timeout)
     sampler = Sampler(getattr(session, "pid", None) or os.getpid(), every=sample_every)
     feeder = Feeder(elements, speed, heartbeat, until=last_close(request.window, elements), stop=stop)
     box: dict = {}

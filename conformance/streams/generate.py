@@ -190,6 +190,9 @@ class GeneratorError(ValueError):
     """A generator argument that cannot make a stream; the message names it and what to give."""
 
 
+MAX_OBSERVATIONS = 150_000_000  # the nightly stress runs use 10^7–10^8 triples; past this a typo, most often
+
+
 def check_params(model: str, **params) -> None:
     """Refuse, before anything is written, arguments no stream can be made of (0 stations would loop
     forever looking for the next observation; a 0 s interval too)."""
@@ -203,6 +206,13 @@ def check_params(model: str, **params) -> None:
     duration = params.get("duration")
     if duration is not None and duration < 0:
         raise GeneratorError(f"--duration {duration} ms: give a duration of 0 or more, like 30s")
+    if None not in (count, interval, duration):
+        observations = count * (duration // interval + 1)
+        if observations > MAX_OBSERVATIONS:
+            raise GeneratorError(
+                f"{count} {units} every {interval} ms for {duration} ms make {observations:,} observations, more "
+                f"than the generator's limit of {MAX_OBSERVATIONS:,} (about 10^9 triples); give a shorter "
+                "--duration, a longer --interval or fewer --" + units)
 
 
 def generate(model: str, **params) -> Iterator[tuple[int, URIRef, tuple]]:
