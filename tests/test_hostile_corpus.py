@@ -154,3 +154,49 @@ def test_the_spark_engine_refuses_a_stream_of_too_many_windows_by_name():
     assert len(window_instances(WindowSpec(10, 10), 0, 99)) == 10
     with pytest.raises(Unsupported, match=r"spans 10,000,000,001 windows .* far-out timestamp"):
         window_instances(WindowSpec(10, 10), 0, 100_000_000_000)
+
+
+@pytest.mark.parametrize("where", ["../../../../../../etc/passwd", "/proc/self/environ"])
+def test_a_case_reads_no_file_outside_its_folder_and_the_data_root_unless_allowed(tmp_path, where, monkeypatch):
+    from conformance.corpus.cases import CaseFileError
+
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    path = write_case(folder, [0])
+    path.write_text(path.read_text().replace("      elements:\n        - {t: 0, turtle: \"ex:e0 ex:p ex:o .\"}",
+                                             f"      file: {where}\n      format: nquads"))
+    (case,) = load_corpus(folder)
+    monkeypatch.delenv("RSPCONF_ALLOW_ANY_PATH", raising=False)
+    with pytest.raises(CaseFileError) as caught:
+        case.load_stream(tmp_path / "data")
+    assert str(caught.value) == (f"far.epoch: stream.file {folder / where} lies outside the case's folder ({folder}) "
+                                 f"or the data root ({tmp_path / 'data'}); move the file there, or set "
+                                 "RSPCONF_ALLOW_ANY_PATH=1 to allow any path")
+    done = subprocess.run([sys.executable, "-m", "conformance.cli", "lint", "--cases", str(folder)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60,
+                          env={k: v for k, v in __import__("os").environ.items() if k != "RSPCONF_ALLOW_ANY_PATH"})
+    assert done.returncode == 1 and "lies outside the case's folder" in done.stderr
+    assert "root:x:0" not in done.stdout + done.stderr and "HOME=" not in done.stdout + done.stderr  # nothing read
+    monkeypatch.setenv("RSPCONF_ALLOW_ANY_PATH", "1")  # allowed explicitly: read (and not a stream at all)
+    with pytest.raises(Exception, match="expected a subject"):
+        case.load_stream(tmp_path / "data")
+
+
+def test_a_replay_manifest_reads_no_recording_outside_its_folder_and_the_data_root(tmp_path, monkeypatch):
+    from engines.replay import RecordingError, ReplayEngine
+
+    monkeypatch.delenv("RSPCONF_ALLOW_ANY_PATH", raising=False)
+    manifest = tmp_path / "m.yaml"
+    manifest.write_text("""schema_version: 1
+engine: {name: "x", version: "1", dialect: sparql}
+format: csrbench-json
+alignment: time
+profile: {t0: any}
+recordings:
+  edges.border: ../../../../etc/passwd
+  edges.gap: data:../../../../etc/passwd
+""")
+    engine = ReplayEngine(str(manifest), data_root=str(tmp_path / "data"))
+    for case_id in ("edges.border", "edges.gap"):
+        with pytest.raises(RecordingError, match="lies outside the manifest's folder .* or the data root"):
+            engine.recording(case_id)

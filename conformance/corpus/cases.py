@@ -307,15 +307,26 @@ def _generated(model: str, items: tuple) -> Stream:
     return generate_stream(model, **dict(items))
 
 
+def _readable(path: Path, base: Path | None, root: Path | None, what: str) -> Path:
+    """A file a case names, if it lies in the case's folder or under the data root (else CaseFileError)."""
+    try:
+        return datapaths.confine(path, {"the case's folder": base, "the data root": root}, what)
+    except datapaths.OutsidePath as exc:
+        raise CaseFileError(str(exc)) from None
+
+
 def load_stream(spec: dict, base: Path, data_root: Path | None, case_id: str = "") -> Stream:
     """Resolve a case's stream spec to a Stream (generated streams are cached by their parameters)."""
     if "elements" in spec:
         return streams.inline(spec, f"{case_id} (inline stream)")
     if "annotated" in spec:
+        if "file" in spec["annotated"]:
+            _readable(base / spec["annotated"]["file"], base, data_root or datapaths.data_root(),
+                      f"{case_id}: stream.annotated.file")
         return annotated.from_case(spec, base, case_id)
     static = None
     if spec.get("static_file"):
-        static = base / spec["static_file"]
+        static = _readable(base / spec["static_file"], base, data_root, f"{case_id}: stream.static_file")
     if "generator" in spec:
         g = dict(spec["generator"])
         model = g.pop("model")
@@ -330,12 +341,12 @@ def load_stream(spec: dict, base: Path, data_root: Path | None, case_id: str = "
         if root is None:
             raise DataMissing(f"{case_id}: needs third-party data '{spec['data']}' but no data root is set; "
                               f"set {datapaths.ENV} or --data-root to the folder holding it (see README, 'Data')")
-        path = root / spec["data"]
+        path = _readable(root / spec["data"], None, root, f"{case_id}: stream.data")
         if not path.exists():
             raise DataMissing(f"{case_id}: needs '{spec['data']}' under the data root {root}, which does not have it; "
                               f"point {datapaths.ENV} or --data-root at a copy of that data (see README, 'Data')")
     elif "file" in spec:
-        path = base / spec["file"]
+        path = _readable(base / spec["file"], base, data_root or datapaths.data_root(), f"{case_id}: stream.file")
         if not path.exists():
             raise CaseFileError(f"{case_id}: stream file {path} does not exist")
     else:

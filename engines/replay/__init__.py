@@ -35,6 +35,7 @@ import json
 from pathlib import Path
 
 import conformance.schema as schemas
+from conformance.corpus.datapaths import OutsidePath, confine
 from engines import jsonl
 from engines.contract import EngineInfo, RunRequest, Unsupported
 from engines.yamlfile import checked_yaml
@@ -179,6 +180,11 @@ class ReplayEngine:
             file = root / entry[len("data:"):]
         else:
             file = self.path.parent / entry
+        try:
+            confine(file, {"the manifest's folder": self.path.parent, "the data root": self.data_root},
+                    f"{self.path}: the recording of {case_id},")
+        except OutsidePath as exc:
+            raise RecordingError(str(exc)) from None
         if not file.exists():
             raise RecordingError(f"{self.path}: the recording of {case_id}, {file}, does not exist")
         return file
