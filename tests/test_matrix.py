@@ -164,11 +164,11 @@ def test_site_pages_badges_and_diff_page(tmp_path):
     index = (tmp_path / "site" / "index.html").read_text()
     assert index.count('<tr data-family=') == 3 and "no overall score" in index
     assert (tmp_path / "site" / "cases" / "fam1.y.html").exists()
-    badge = json.loads((tmp_path / "site" / "badges" / "alpha_1.0.json").read_text())
+    badge = json.loads((tmp_path / "site" / "badges" / "alpha@1.0.json").read_text())
     assert badge["message"] == "must 1/2" and badge["schemaVersion"] == 1  # fam1.x PASS, fam1.y FAIL
-    assert json.loads((tmp_path / "site" / "badges" / "beta_2.0.json").read_text())["message"] == "must 2/2"
+    assert json.loads((tmp_path / "site" / "badges" / "beta@2.0.json").read_text())["message"] == "must 2/2"
     assert runs.read(tmp_path / "site" / "runs" / "alpha.json").cases["fam1.y"]["verdict"] == "FAIL"
-    assert (tmp_path / "site" / "runs" / "beta_2.0.json").exists()
+    assert (tmp_path / "site" / "runs" / "beta@2.0.json").exists()
     page = (tmp_path / "site" / "diff.html").read_text()
     assert "fam1.y" in page and "regressed" in page  # alpha: fam1.y PASS on the 23rd, FAIL on the 24th
 
@@ -368,3 +368,22 @@ def test_only_http_and_relative_evidence_links_are_published(tmp_path):
     for link, safe in (("https://x.org/i/1", True), ("../notes.md", True), ("//evil.org", False),
                        ("data:text/html,x", False), ("http://x.org/\n", False)):
         assert (expectations.safe_link(link) is not None) == safe, link
+
+
+def test_names_that_would_share_a_file_or_overflow_one_get_files_of_their_own(tmp_path):
+    """Engine names eng/a and eng_a, a case id of 300 characters: one file each, every name bounded (issue 35 §12)."""
+    from conformance.filenames import slug
+
+    long_id = "fam1." + "x" * 300
+    a = rm.write(tmp_path / "a.json", "eng/a", "1", [rm.case(long_id, "PASS"), rm.case("fam1.y", "PASS")])
+    b = rm.write(tmp_path / "b.json", "eng_a", "1", [rm.case(long_id, "FAIL"), rm.case("fam1.y", "PASS")])
+    chosen, ids, notes = runs.align(runs.gather([a, b]))
+    written = site.build(runs.matrix(chosen, ids, notes), chosen, runs.gather([a, b]), tmp_path / "site")
+    assert written["engines"] == 2
+    for folder in ("badges", "runs", "engines", "cases"):
+        names = [p.name for p in (tmp_path / "site" / folder).iterdir()]
+        assert all(len(n.encode()) <= 120 for n in names), names
+    badges = sorted(p.name for p in (tmp_path / "site" / "badges").glob("*.json"))
+    assert len(badges) == 2 and len(list((tmp_path / "site" / "engines").iterdir())) == 2
+    assert slug("eng/a") != slug("eng_a") == "eng_a" and slug("spark@0.1") == "spark@0.1"
+    assert slug("../../x").startswith("x-") and "/" not in slug("../../x")

@@ -87,7 +87,7 @@ def test_matrix_page_loads_with_every_row_and_cell(built, tmp_path):
 
 
 def test_the_engine_page_lists_the_declared_syntax_variant(built, tmp_path):
-    dom, console = browse((built / "site" / "engines" / "beta_2.0.html").as_uri(), tmp_path, "engine.png")
+    dom, console = browse((built / "site" / "engines" / "beta@2.0.html").as_uri(), tmp_path, "engine.png")
     assert console == [] and "Declared syntax variant" in dom
     assert "<code>on-stream</code>" in dom and "<code>window-ms</code>" in dom and "syntax.rspql-multiline" in dom
 

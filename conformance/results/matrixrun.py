@@ -31,6 +31,7 @@ from pathlib import Path
 import yaml
 
 from conformance.corpus import datapaths
+from conformance.filenames import slug
 
 
 class ConfigError(ValueError):
@@ -123,8 +124,8 @@ def run(config_path: Path, out: Path, date: str | None = None, echo=print) -> in
     folder.mkdir(parents=True, exist_ok=True)
     outcome = []
     for entry in config["engines"]:
-        report = folder / f"{entry['name']}.json"
-        log = folder / f"{entry['name']}.log"
+        report = folder / f"{slug(entry['name'])}.json"
+        log = folder / f"{slug(entry['name'])}.log"
         cmd = command(entry, config, report)
         echo(f"[{entry['name']}] {' '.join(cmd[2:])}")
         code, seconds = _run(cmd, float(entry.get("timeout", config["timeout"])), log)

@@ -9,11 +9,11 @@ trend over stored runs), the diff between each engine's last two stored runs, an
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from collections import defaultdict
 from pathlib import Path
 
+from conformance.filenames import slug
 from conformance.load import experiment as experiments
 from conformance.results import diff as diff_mod
 from conformance.results import runs as runs_mod
@@ -23,10 +23,6 @@ from engines.dialects import variants
 
 HERE = Path(__file__).parent
 MAX_SOLUTIONS = 20
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "_"
 
 
 def _env():
