@@ -387,3 +387,23 @@ def test_names_that_would_share_a_file_or_overflow_one_get_files_of_their_own(tm
     assert len(badges) == 2 and len(list((tmp_path / "site" / "engines").iterdir())) == 2
     assert slug("eng/a") != slug("eng_a") == "eng_a" and slug("spark@0.1") == "spark@0.1"
     assert slug("../../x").startswith("x-") and "/" not in slug("../../x")
+
+
+@pytest.mark.parametrize("odd, field", [
+    (lambda d: d.update(totals={}), "field totals: 'verdicts' is a required property"),
+    (lambda d: d["cases"][1]["windows"][0].update(actual_window=["a", "b"]),
+     "field cases/1/windows/0/actual_window/1: 'b' is not of type 'integer'"),
+    (lambda d: d["totals"]["verdicts"].update(PASS="1"), "field totals/verdicts/PASS: '1' is not of type 'integer'"),
+])
+def test_a_report_valid_in_form_but_odd_in_content_is_one_line_in_summary_and_combine(tmp_path, odd, field):
+    """Issue 35 §15: these gave KeyError, TypeError and jinja tracebacks."""
+    path = rm.write(tmp_path / "r.json", "alpha", "1", [rm.case("fam.x", "PASS"), rm.case("fam.y", "FAIL")])
+    doc = json.loads(path.read_text())
+    odd(doc)
+    path.write_text(json.dumps(doc))
+    for argv in (["summary", str(path)], ["matrix", "combine", str(path), "--out", str(tmp_path / "site")]):
+        done = subprocess.run([sys.executable, "-m", "conformance.cli", *argv], capture_output=True, text=True,
+                              cwd=Path(__file__).resolve().parent.parent)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert done.stderr.strip() == (f"error: {path}: {field}; the file is not a valid run report (was it "
+                                       "edited, or written by another tool?)")
