@@ -218,7 +218,8 @@ cases:
 
 def test_cli_bad_report_is_one_clear_line(tmp_path, capsys):
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"schema_version": 1, "run": {}, "cases": [], "totals": {}}))
+    totals = {"verdicts": {}, "levels": {}, "capabilities": {}, "total": 0}
+    bad.write_text(json.dumps({"schema_version": 1, "run": {}, "cases": [], "totals": totals}))
     assert main(["summary", str(bad)]) == 2
     err = capsys.readouterr().err
     assert str(bad) in err and "field run" in err and "Traceback" not in err and err.count("\n") == 1
