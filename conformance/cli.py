@@ -169,6 +169,10 @@ def summary(args) -> int:
 
 def diff(args) -> int:
     d = diff_mod.compare(Path(args.base), Path(args.head))
+    if d["engines_differ"] and args.fail_on_regression and not args.across_engines:
+        one, other = d["engines_differ"]
+        return _usage(f"--fail-on-regression: {args.base} is a run of {one}, {args.head} of {other}; a regression is "
+                      "a change between two runs of one engine (add --across-engines to compare two engines so)")
     print(diff_mod.render(d, args.format, args.show, _width() if args.format == "terminal" else None), end="")
     return 1 if args.fail_on_regression and diff_mod.regressed(d) else 0
 
@@ -349,6 +353,8 @@ def results_commands(sub) -> None:
     p.add_argument("--format", choices=["terminal", "markdown", "json"], default="terminal")
     p.add_argument("--show", choices=["changes", "all"], default="changes")
     p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a case regressed")
+    p.add_argument("--across-engines", action="store_true",
+                   help="with --fail-on-regression: allow BASE and HEAD to be runs of two different engines")
     p.set_defaults(func=diff)
 
     p = sub.add_parser("earl", help="a W3C EARL implementation report (Turtle or JSON-LD) from run reports")

@@ -408,3 +408,23 @@ def test_a_report_valid_in_form_but_odd_in_content_is_one_line_in_summary_and_co
         assert done.returncode == 2 and "Traceback" not in done.stderr
         assert done.stderr.strip() == (f"error: {path}: {field}; the file is not a valid run report (was it "
                                        "edited, or written by another tool?)")
+
+
+def test_a_diff_of_two_engines_says_so_and_is_no_regression_gate_unless_asked(tmp_path, capsys):
+    """Issue 35 §17: a diff of alpha's run against beta's said '1 regressed' and exited 1, without a word."""
+    base = rm.write(tmp_path / "a.json", "alpha", "1", [rm.case("fam.x", "PASS")])
+    head = rm.write(tmp_path / "b.json", "beta", "1", [rm.case("fam.x", "FAIL")])
+    assert main(["diff", str(base), str(head)]) == 0
+    out = capsys.readouterr().out
+    assert "1 regressed" in out
+    assert ("note: these are runs of two different engines (alpha and beta): a change here compares one engine "
+            "with another, not two versions of one") in out
+    assert main(["diff", str(base), str(head), "--fail-on-regression"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: --fail-on-regression: {base} is a run of alpha, {head} of beta; a regression is a change between "
+        "two runs of one engine (add --across-engines to compare two engines so)")
+    assert main(["diff", str(base), str(head), "--fail-on-regression", "--across-engines"]) == 1
+    capsys.readouterr()
+    same = rm.write(tmp_path / "c.json", "alpha", "2", [rm.case("fam.x", "FAIL")])
+    assert main(["diff", str(base), str(same), "--fail-on-regression"]) == 1
+    assert "different engines" not in capsys.readouterr().out

@@ -76,8 +76,10 @@ def compare_sides(base_side, head_side) -> dict:
     (base_label, base), (head_label, head) = base_side, head_side
     base_engines = {e for e, _ in base}
     head_engines = {e for e, _ in head}
+    across = None
     if base_engines.isdisjoint(head_engines) and len(base_engines) == len(head_engines) == 1:
-        # two runs of differently named engines: compare them case by case (an adapter renamed, say)
+        # two runs of differently named engines: compare them case by case (an adapter renamed, say), and say so
+        across = [next(iter(base_engines)), next(iter(head_engines))]
         base = {("", i): c for (_, i), c in base.items()}
         head = {("", i): c for (_, i), c in head.items()}
     entries = []
@@ -90,7 +92,7 @@ def compare_sides(base_side, head_side) -> dict:
                         "reason": (h or b)["reason"]})
     entries.sort(key=lambda e: (ORDER.index(e["change"]), e["engine"], e["case"]))
     counts = {k: sum(1 for e in entries if e["change"] == k) for k in ORDER}
-    return {"base": base_label, "head": head_label, "counts": counts, "entries": entries}
+    return {"base": base_label, "head": head_label, "counts": counts, "entries": entries, "engines_differ": across}
 
 
 def _signed(x) -> str:
@@ -104,6 +106,10 @@ def render(diff: dict, fmt: str = "terminal", show: str = "changes", width: int 
     head = f"diff {diff['base']} → {diff['head']}: {counts or 'nothing to compare'}"
     shown = [e for e in diff["entries"] if show == "all" or e["change"] != "unchanged"]
     lines = [f"### {head}" if fmt == "markdown" else head]
+    if diff.get("engines_differ"):
+        one, other = diff["engines_differ"]
+        lines.append(f"note: these are runs of two different engines ({one} and {other}): a change here compares "
+                     "one engine with another, not two versions of one")
     if shown:
         multi = len({e["engine"] for e in diff["entries"]}) > 1  # a matrix diff: say which engine
         headers = (["engine"] if multi else []) + ["case", "change", "base", "head", "ΔP", "ΔR", "reason (head)"]
