@@ -428,3 +428,42 @@ def test_a_diff_of_two_engines_says_so_and_is_no_regression_gate_unless_asked(tm
     same = rm.write(tmp_path / "c.json", "alpha", "2", [rm.case("fam.x", "FAIL")])
     assert main(["diff", str(base), str(same), "--fail-on-regression"]) == 1
     assert "different engines" not in capsys.readouterr().out
+
+
+def test_sigterm_to_matrix_run_stops_its_pytest_and_engine_and_writes_runs_json_saying_so(tmp_path):
+    """Issue 35 §9: SIGTERM orphaned the pytest child (started with setsid) and its engine, and wrote no runs.json."""
+    import os
+    import signal
+    import time
+
+    marker = f"rspconf-matrix-term-{os.getpid()}"
+    stubborn = Path(__file__).with_name("stubborn_engine.py")
+    config = tmp_path / "matrix.yaml"
+    config.write_text("engines:\n"
+                      f"  - {{name: stuck, engine: 'cmd:{sys.executable} {stubborn} {marker}', args: ['-k', 'edges']}}\n"
+                      "  - {name: reference, engine: reference, args: ['-k', 'seed002.fig1']}\n")
+    out = tmp_path / "runs"
+    proc = subprocess.Popen([sys.executable, "-m", "conformance.cli", "matrix", "run", str(config), "--out", str(out),
+                             "--date", "2026-11-25"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def engines():
+        return subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+
+    deadline = time.monotonic() + 90
+    while len(engines()) < 1 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert engines(), "the engine did not start"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=90)
+    assert proc.returncode == 130 and "Traceback" not in err
+    deadline = time.monotonic() + 15
+    while engines() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = engines()
+    for pid in left:
+        os.kill(int(pid), signal.SIGKILL)
+    assert left == []
+    listed = json.loads((out / "2026-11-25" / "runs.json").read_text())
+    assert listed["interrupted"] == "terminated (SIGTERM)"
+    assert [(r["name"], r["state"], r["complete"]) for r in listed["runs"]] == [
+        ("stuck", "interrupted", False), ("reference", "not run", False)]

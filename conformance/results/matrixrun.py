@@ -116,6 +116,19 @@ def _run(cmd: list[str], timeout: float, log: Path) -> tuple[int | None, float]:
     return code, time.monotonic() - started
 
 
+def _outcome(entry: dict, report: Path, log: Path, code: int | None, seconds: float, state: str | None = None) -> dict:
+    """One engine's line in runs.json: how its pytest ended and whether it left a complete report."""
+    state = state or ("timeout" if code is None else ("no report" if not report.exists() else "report"))
+    complete = False
+    if report.exists():
+        try:
+            complete = json.loads(report.read_text(encoding="utf-8"))["run"].get("complete", False)
+        except (json.JSONDecodeError, KeyError, OSError):
+            state = "unreadable report"
+    return {"name": entry["name"], "engine": entry["engine"], "exit": code, "seconds": round(seconds, 1),
+            "report": str(report) if report.exists() else None, "state": state, "complete": complete, "log": str(log)}
+
+
 def run(config_path: Path, out: Path, date: str | None = None, echo=print) -> int:
     """Run every engine of the config; 0 when each wrote a complete report, 1 otherwise."""
     config = load_config(config_path)
@@ -123,26 +136,29 @@ def run(config_path: Path, out: Path, date: str | None = None, echo=print) -> in
     folder = Path(out) / date
     folder.mkdir(parents=True, exist_ok=True)
     outcome = []
+    interrupted = None
     for entry in config["engines"]:
         report = folder / f"{slug(entry['name'])}.json"
         log = folder / f"{slug(entry['name'])}.log"
         cmd = command(entry, config, report)
         echo(f"[{entry['name']}] {' '.join(cmd[2:])}")
-        code, seconds = _run(cmd, float(entry.get("timeout", config["timeout"])), log)
-        state = "timeout" if code is None else ("no report" if not report.exists() else "report")
-        complete = False
-        if report.exists():
-            try:
-                complete = json.loads(report.read_text(encoding="utf-8"))["run"].get("complete", False)
-            except (json.JSONDecodeError, KeyError):
-                state = "unreadable report"
-        echo(f"[{entry['name']}] {state}{'' if complete or state != 'report' else ' (incomplete)'}, "
+        try:
+            code, seconds = _run(cmd, float(entry.get("timeout", config["timeout"])), log)
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the child group is stopped; say what was done
+            interrupted = str(exc) or "interrupted (Ctrl-C)"
+            outcome.append(_outcome(entry, report, log, None, 0.0, "interrupted"))
+            break
+        outcome.append(_outcome(entry, report, log, code, seconds))
+        o = outcome[-1]
+        echo(f"[{entry['name']}] {o['state']}{'' if o['complete'] or o['state'] != 'report' else ' (incomplete)'}, "
              f"exit {code}, {seconds:.0f} s, log {log}")
-        outcome.append({"name": entry["name"], "engine": entry["engine"], "exit": code, "seconds": round(seconds, 1),
-                        "report": str(report) if report.exists() else None, "state": state, "complete": complete,
-                        "log": str(log)})
-    (folder / "runs.json").write_text(json.dumps({"config": str(config_path), "runs": outcome}, indent=2) + "\n",
-                                      encoding="utf-8")
+    done = {o["name"] for o in outcome}
+    outcome += [{"name": e["name"], "engine": e["engine"], "exit": None, "seconds": 0.0, "report": None,
+                 "state": "not run", "complete": False, "log": None} for e in config["engines"] if e["name"] not in done]
+    (folder / "runs.json").write_text(json.dumps({"config": str(config_path), "runs": outcome,
+                                                  "interrupted": interrupted}, indent=2) + "\n", encoding="utf-8")
+    if interrupted is not None:
+        raise KeyboardInterrupt(interrupted)
     bad = [o for o in outcome if not o["complete"]]
     for o in bad:
         echo(f"{o['name']}: no complete report ({o['state']}); see {o['log']}")
