@@ -133,7 +133,7 @@ def test_a_corpus_case_read_from_a_message_log_gives_the_verdicts_of_its_n_quads
         from dataclasses import replace
         same_case = replace(case, stream_spec={"file": str(log), "format": "messages",
                                                "time": {"property": str(messages.TIME)}})
-        a, b = run_case(case, engine, engine.info()), run_case(same_case, engine, engine.info())
+        a, b = run_case(case, engine, engine.info()), run_case(same_case, engine, engine.info(), data_root=tmp_path)
         assert (a.verdict, a.reason, a.windows) == (b.verdict, b.reason, b.windows)
 
 

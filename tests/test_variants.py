@@ -104,7 +104,7 @@ def test_verdicts_in_a_declared_variant_are_marked_and_counted_apart(tmp_path):
     site.build(matrix, chosen, chosen, tmp_path / "site")
     index = (tmp_path / "site" / "index.html").read_text()
     assert 'FAIL<span class="variant">~</span>' in index and "in the declared syntax variant: on-stream" in index
-    engine_page = (tmp_path / "site" / "engines" / "eng_1.html").read_text()
+    engine_page = (tmp_path / "site" / "engines" / "eng@1.html").read_text()
     assert "Declared syntax variant" in engine_page and "<code>on-stream</code>: &#39;ON STREAM &lt;s&gt;&#39;" in engine_page
     from conformance.results import earl
     ttl = earl.graph([run]).serialize(format="turtle")

@@ -23,6 +23,7 @@ from conformance.corpus.family import CaseFileError, field_line, read_family, sc
 from conformance.streams import annotated, messages
 from conformance.streams import readers as streams
 from conformance.streams.generate import stream as generate_stream
+from engines.paths import OutsidePath, confine
 from oracle.durations import parse_duration
 from oracle.model import CountWindowSpec, MultiWindowSpec, NamedWindow, Stream, ValiditySpec, WindowSpec
 
@@ -310,8 +311,8 @@ def _generated(model: str, items: tuple) -> Stream:
 def _readable(path: Path, base: Path | None, root: Path | None, what: str) -> Path:
     """A file a case names, if it lies in the case's folder or under the data root (else CaseFileError)."""
     try:
-        return datapaths.confine(path, {"the case's folder": base, "the data root": root}, what)
-    except datapaths.OutsidePath as exc:
+        return confine(path, {"the case's folder": base, "the data root": root}, what)
+    except OutsidePath as exc:
         raise CaseFileError(str(exc)) from None
 
 

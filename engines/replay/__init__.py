@@ -35,9 +35,9 @@ import json
 from pathlib import Path
 
 import conformance.schema as schemas
-from conformance.corpus.datapaths import OutsidePath, confine
 from engines import jsonl
 from engines.contract import EngineInfo, RunRequest, Unsupported
+from engines.paths import OutsidePath, confine
 from engines.yamlfile import checked_yaml
 from oracle.model import ObservedReport
 
