@@ -83,6 +83,7 @@ def request_message(seq: int, request: RunRequest) -> dict:
         "window": window_message(request.window), "r2s": request.r2s,
         "elements": [element_message(e) for e in request.stream.elements],
         "static": [line(t) for t in request.stream.static],
+        **({"semantics": request.semantics} if request.semantics else {}),
     }
 
 

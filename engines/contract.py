@@ -34,6 +34,8 @@ from typing import Protocol
 from oracle.model import ObservedReport, Stream, WindowSpec
 
 DIALECTS = ("sparql", "csparql", "cqels", "rspql")
+#: the profile parameters a case may fix that a query cannot express, handed to the engine with the request
+WINDOW_SEMANTICS = ("boundary", "close")
 
 
 class Unsupported(Exception):
@@ -70,6 +72,9 @@ class RunRequest:
     window: WindowSpec
     r2s: str
     stream_iri: str
+    #: what the case fixes that no query text can say (WINDOW_SEMANTICS): YABench's closed windows are
+    #: {"boundary": "[o,c]", "close": ">"}; empty when the engine's own conventions apply
+    semantics: dict = field(default_factory=dict)
 
 
 class Adapter(Protocol):

@@ -491,3 +491,26 @@ def test_element_state_reports_before_the_end():
     assert state.borders == [(1, 2), (3, 4)]  # element 5 opened the third: not filled, not reported
     form, borders, rows = state.result()
     assert borders == [(1, 2), (3, 4), (5, 5)] and len(rows[2]) == 1
+
+
+@pytest.mark.parametrize("mode", ["replay", "streaming"])
+def test_closed_windows_asked_by_a_case_hold_the_element_on_the_close_and_report_after_it(mode):
+    """edges.border's hand-worked YABench expectation ([o,c], close '>'): elements at 0, 10 and 15 in 10 ms
+    windows: [0, 10] holds e0 and e10 and reports at 11, [10, 20] holds e10 and e15 and reports at 21."""
+    from dataclasses import replace
+
+    engine = SparkEngine(mode=mode)
+    case = CASES["edges.border"]
+    request = replace(request_for(case, engine.info(), case.load_stream()),
+                      semantics={"boundary": "[o,c]", "close": ">"})
+    got = [(r.window, r.tau, sorted(str(s["s"]) for s in r.solutions)) for r in engine.run(request)]
+    assert got == [((0, 10), 11, ["http://ex.org/e0", "http://ex.org/e10"]),
+                   ((10, 20), 21, ["http://ex.org/e10", "http://ex.org/e15"])]
+    with pytest.raises(Unsupported, match=r"boundary \(o,c\], close >"):
+        engine.run(replace(request, semantics={"boundary": "(o,c]", "close": ">"}))
+
+
+def test_the_yabench_experiments_run_on_the_spark_engine():
+    engine = SparkEngine()
+    result = run_case(CASES["yabench.e1-small"], engine, engine.info(), timeout=600)
+    assert result.verdict == "PASS", result.reason

@@ -161,15 +161,21 @@ def _one(data: dict, index: int, params: dict, path: Path) -> Case:
         raise CaseFileError(f"{at}: field cases[{index}].query.r2r ({base_id}{suffix}): not SPARQL 1.1: {message} "
                             f"(line {max(within, 1)}, column {col} of the query); fix the query — the corpus, not "
                             "an engine, is wrong here")
+    fixed = _substitute(raw.get("semantics", {}).get("fixed", {}), params, where)
+    capabilities = own_capabilities(raw, params)
+    if fixed.get("boundary", "[o,c)") != "[o,c)" and "closed-windows" not in capabilities:
+        raise CaseFileError(f"{where}: field semantics.fixed.boundary: the case fixes {fixed['boundary']} windows, "
+                            "which only an engine declaring closed-windows is asked to run; add closed-windows to "
+                            "its capabilities")
     return Case(
         id=base_id + suffix, base_id=base_id, family=family, title=raw["title"],
-        spec=tuple(raw["spec"]), level=raw["level"], capabilities=own_capabilities(raw, params),
+        spec=tuple(raw["spec"]), level=raw["level"], capabilities=capabilities,
         smoke=bool(raw.get("smoke", False)), params=tuple(params.items()),
         stream_spec=_with_prefixes(_substitute(raw["stream"], params, where), prefixes),
         query={"r2r": r2r, "stream_iri": query.get("stream_iri", "http://example.org/stream"),
                "prefixes": prefixes, "text": dict(query.get("text", {}))},
         window=window, r2s=query.get("r2s", "rstream"),
-        fixed=_substitute(raw.get("semantics", {}).get("fixed", {}), params, where),
+        fixed=fixed,
         vary=_substitute(raw.get("semantics", {}).get("vary", {}), params, where),
         expected=tuple(e for e in raw.get("expected", []) if _params_match(e, params)),
         source=str(path), prefixes=prefixes, origin=(data, index))

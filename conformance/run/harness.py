@@ -17,7 +17,7 @@ from typing import Any
 from conformance.corpus.about import about
 from conformance.corpus.cases import Case, CaseFileError, DataMissing
 from conformance.streams.readers import StreamInputError
-from engines.contract import EngineInfo, RunRequest, Unsupported
+from engines.contract import WINDOW_SEMANTICS, EngineInfo, RunRequest, Unsupported
 from engines.dialects import variants
 from engines.dialects.render import Inexpressible, render
 from engines.process import EngineProcessError
@@ -114,7 +114,8 @@ def request_for(case: Case, info: EngineInfo, stream) -> RunRequest:
     else:
         text = variants.apply(render(info.dialect, case.r2r, case.query["stream_iri"], case.window, case.r2s),
                               variant_of(case, info))
-    return RunRequest(case.id, stream, case.r2r, text, case.window, case.r2s, case.query["stream_iri"])
+    semantics = {name: case.fixed[name] for name in WINDOW_SEMANTICS if name in case.fixed}
+    return RunRequest(case.id, stream, case.r2r, text, case.window, case.r2s, case.query["stream_iri"], semantics)
 
 
 def variant_of(case: Case, info: EngineInfo) -> tuple[str, ...]:

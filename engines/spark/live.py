@@ -59,11 +59,11 @@ class SparkLive:
     """One live run of the Spark engine: a socket server the kit's pushes write to, the streaming query
     in a thread of its own, and the reports emitted window by window."""
 
-    def __init__(self, engine, request: RunRequest, emit, algebra):
+    def __init__(self, engine, request: RunRequest, emit, algebra, closed: bool = False):
         self.emit, self.request = emit, request
         self.spark = spark = session(engine.master)
         self.cancelled = threading.Event()
-        self.reporter = Reporter(request.r2s)
+        self.reporter = Reporter(request.r2s, closed)
         self.emitted = 0
         self.sent = 0
         self.ended = threading.Event()
