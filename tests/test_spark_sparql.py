@@ -142,3 +142,38 @@ def test_a_literal_in_the_query_is_the_term_as_written(engine):
     assert answers(engine, data, "SELECT ?p { :x ?p +5 }") == bag([{"p": f"<{X}n3>"}])
     # a FILTER compares values: both are 5
     assert answers(engine, data, "SELECT ?p { :x ?p ?v FILTER(?v = 5) }") == bag([{"p": f"<{X}n3>"}, {"p": f"<{X}n5>"}])
+
+
+def test_a_sub_select_scopes_its_variables_and_keeps_its_order_to_itself(engine):
+    """SPARQL 1.1 §12: the inner ?v and ?x are not the outer ones (only ?m is projected); the inner ORDER BY
+    decides which solutions LIMIT keeps, and nothing of its order reaches the outer query."""
+    data = ":a :t 70 . :b :t 90 . :c :t 80 . :a :n \"A\" . :b :n \"B\" . :c :n \"C\" ."
+    integer = f"^^<{XSD.integer}>"
+    hottest = answers(engine, data, "SELECT ?s ?m { ?s :t ?m { SELECT (MAX(?v) AS ?m) { ?x :t ?v } } }")
+    assert hottest == bag([{"s": f"<{X}b>", "m": f'"90"{integer}'}])
+    two = answers(engine, data, "SELECT ?n { ?s :n ?n { SELECT ?s { ?s :t ?v } ORDER BY DESC(?v) LIMIT 2 } }")
+    assert two == bag([{"n": '"B"'}, {"n": '"C"'}])
+    # the inner ?v is another variable: the outer one, unbound there, joins with everything
+    scoped = answers(engine, data, "SELECT ?s ?v { ?s :n \"A\" { SELECT (COUNT(?v) AS ?c) { ?x :t ?v } } }")
+    assert scoped == bag([{"s": f"<{X}a>"}])
+    with pytest.raises(Unsupported, match="VALUES"):
+        answers(engine, data, "SELECT ?s { VALUES ?s { :a } ?s :t ?v }")
+
+
+def test_construct_makes_one_graph_per_window_from_the_template(engine):
+    """SPARQL 1.1 §16.2: a template blank node is fresh per solution; a triple with an unbound variable or a
+    literal subject is left out; the result is a set of triples."""
+    data = ':a :p 1 . :b :p 2 . :a :q "x" .'
+    with literals_as_written():
+        g = Graph().parse(data=f"@prefix : <{X}> . " + data, format="turtle")
+    stream = Stream((Element(0, tuple(sorted(g, key=lambda t: tuple(x.n3() for x in t)))),))
+    text = PREFIX + ("CONSTRUCT { ?s :r [ :v ?o ] . ?w :u ?s . ?o :bad ?s . :k :all :k } "
+                     "WHERE { ?s :p ?o OPTIONAL { ?s :q ?w } }")
+    (report,) = engine.run(RunRequest("construct", stream, text, text, WindowSpec(10, 10), "rstream",
+                                      "http://example.org/stream"))
+    triples = {tuple(x.n3() for x in t) for t in report.solutions}
+    nodes = {t[2] for t in triples if t[1] == f"<{X}r>"}
+    assert len(nodes) == 2 and all(n.startswith("_:") for n in nodes)  # one fresh node per solution
+    plain = {t for t in triples if not any(x.startswith("_:") for x in t)}
+    assert plain == {(f"<{X}k>", f"<{X}all>", f"<{X}k>")}  # "x" :u :a and 1 :bad :a have literal subjects
+    assert len(triples) == 2 * 2 + 1  # per solution :r and :v; :k :all :k once

@@ -31,7 +31,7 @@ from rdflib.plugins.sparql import prepareQuery
 
 from engines.contract import EngineInfo, LiveUnsupported, RunRequest, Unsupported
 from engines.spark import session as spark_session
-from engines.spark.reporter import Reporter
+from engines.spark.reporter import Reporter, template_of
 from engines.spark.session import session
 from engines.spark.sqlterms import refusal
 from oracle.model import ObservedReport, WindowSpec
@@ -39,7 +39,7 @@ from oracle.model import ObservedReport, WindowSpec
 CAPABILITIES = frozenset({
     "time-window", "sliding-window", "aggregates", "group-by", "filter", "optional", "union", "ask", "order-by",
     "rstream", "istream", "dstream", "event-graphs", "static-data", "empty-windows", "joins-across-time",
-    "large-stream", "closed-windows",
+    "large-stream", "closed-windows", "subquery", "construct",
 })
 PROFILE = {"report": ["window-close"], "tick": "time-driven", "grain": "multiple", "empty": True,
            "boundary": "[o,c)", "close": ">=", "end_of_stream": "flush", "count_unit": "element", "count_t0": 0,
@@ -120,14 +120,16 @@ class SparkEngine:
         algebra = algebra_of(request.r2r)
         self._cancel = threading.Event()
         request, closed = as_computed(request)
+        template = template_of(algebra)  # a CONSTRUCT query's
         if self.mode == "streaming":
             from engines.spark.streaming import stream  # deferred: imports pyspark
 
             return self.reports(request.r2s, *stream(request, algebra, self.t0, self.master, self._cancel,
-                                                     self.source), closed=closed)
+                                                     self.source), closed=closed, template=template)
         from engines.spark.replay import replay  # deferred: imports pyspark
 
-        return self.reports(request.r2s, *replay(request, algebra, self.t0, self.master), closed=closed)
+        return self.reports(request.r2s, *replay(request, algebra, self.t0, self.master), closed=closed,
+                            template=template)
 
     def cancel(self) -> None:
         """Called by the harness on timeout: stop the streaming query and the running Spark jobs."""
@@ -147,12 +149,14 @@ class SparkEngine:
         from engines.spark.replay import replay_file  # deferred: imports pyspark
 
         algebra = algebra_of(r2r)
-        return self.reports(r2s, *replay_file(path, fmt, window, algebra, self.t0, self.master))
+        return self.reports(r2s, *replay_file(path, fmt, window, algebra, self.t0, self.master),
+                            template=template_of(algebra))
 
     @staticmethod
-    def reports(operator: str, form: str, windows, rows, closed: bool = False) -> list[ObservedReport]:
-        """Per window, in order: parse the terms, apply R2S, stamp with the window and its close time."""
-        reporter = Reporter(operator, closed)
+    def reports(operator: str, form: str, windows, rows, closed: bool = False, template=None) -> list[ObservedReport]:
+        """Per window, in order: parse the terms (a CONSTRUCT query's triples made from them with its
+        ``template``), apply R2S, stamp with the window and its close time."""
+        reporter = Reporter(operator, closed, template)
         return [reporter.report(form, opening, closing, rows.get(k, [])) for k, (opening, closing) in enumerate(windows)]
 
     def live(self, request: RunRequest, emit):

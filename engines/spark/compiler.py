@@ -28,6 +28,7 @@ from rdflib.paths import Path
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from engines.contract import Unsupported
+from engines.spark.reporter import template_of
 from engines.spark.sqlcompare import compare
 from engines.spark.sqlnumbers import arithmetic, constant, negate, summands, total
 from engines.spark.sqlterms import (
@@ -175,7 +176,19 @@ class Compiler:
             return self.slice(node)
         if name == "AggregateJoin":
             return self.aggregate(node)
+        if name == "ToMultiSet" and getattr(node.p, "name", None) != "values":  # VALUES is refused below
+            return self.subquery(node.p)
         raise Unsupported(construct(name))
+
+    def subquery(self, node) -> Relation:
+        """A sub-SELECT, per window like the rest: its own Project scopes its variables; the order it may
+        have sorted by (for its LIMIT) does not reach the outer query (SPARQL 1.1 §12)."""
+        rel = self.pattern(node)
+        if RANK not in rel.cols:
+            return rel
+        cols = [c for c in rel.cols if c != RANK]
+        return Relation(f"SELECT {rel.select_list(cols)} FROM ({rel.sql}) {self.alias()}", cols,
+                        frozenset(c for c in cols if c in rel.nullable))
 
     def slice(self, node) -> Relation:
         """LIMIT/OFFSET per window, over the positions ORDER BY gave (without one, refused)."""
@@ -345,7 +358,7 @@ class Compiler:
 
 
 #: rdflib's algebra names in SPARQL's words, for a refusal
-CONSTRUCTS = {"ToMultiSet": "subqueries and VALUES", "Function": "function calls and casts (e.g. xsd:integer(…))",
+CONSTRUCTS = {"ToMultiSet": "VALUES", "Function": "function calls and casts (e.g. xsd:integer(…))",
               "Minus": "MINUS", "Builtin_EXISTS": "FILTER EXISTS", "Builtin_NOTEXISTS": "FILTER NOT EXISTS",
               "values": "VALUES", "UnaryPlus": "unary +", "Aggregate_GroupConcat": "GROUP_CONCAT"}
 
@@ -376,6 +389,12 @@ def compile_sql(algebra, windowed: str, windows: str, graphs: bool = False) -> t
         rel = c.pattern(algebra.p)
         return "ASK", Relation(f"SELECT DISTINCT {quote(K)}, '\"true\"^^<{XSD.boolean}>' AS `v_ask`"
                                f" FROM ({rel.sql}) {c.alias()}", [K, "v_ask"]), ["ask"]
+    if algebra.name == "ConstructQuery":  # the solutions of the template's variables; the triples are made
+        rel = c.pattern(algebra.p)      # per window from them (engines.spark.reporter, construct)
+        names = sorted({str(x) for triple in template_of(algebra) for x in triple if isinstance(x, Variable)})
+        cols = [K] + [col_name(Variable(n)) for n in names]
+        return "CONSTRUCT", Relation(f"SELECT {rel.select_list(cols)} FROM ({rel.sql}) {c.alias()}", cols,
+                                     frozenset(x for x in cols if x in rel.nullable or x not in rel.cols)), names
     raise Unsupported(f"the query form {algebra.name}")
 
 

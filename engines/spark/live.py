@@ -18,7 +18,7 @@ import threading
 from pyspark.sql import functions as F
 
 from engines.contract import RunRequest
-from engines.spark.reporter import Reporter
+from engines.spark.reporter import Reporter, template_of
 from engines.spark.session import session
 from engines.spark.streaming import Cancelled, OneConnectionServer, WindowState, _drive, element_lines
 from engines.spark.windowjob import static_frame, window_instances
@@ -63,7 +63,7 @@ class SparkLive:
         self.emit, self.request = emit, request
         self.spark = spark = session(engine.master)
         self.cancelled = threading.Event()
-        self.reporter = Reporter(request.r2s, closed)
+        self.reporter = Reporter(request.r2s, closed, template_of(algebra))
         self.emitted = 0
         self.sent = 0
         self.ended = threading.Event()
