@@ -8,6 +8,7 @@ FINDINGS = {
     "absent-value": "gives no value where the absence of matches does (an empty aggregate is 0, ASK false)",
     "bad-literal": "reports literals that are no value (\"null\", ill-typed)",
     "underived": "reports solutions that no stream element derives",
+    "empty": "reports no solutions where the oracle has some",
     "borders": "has window borders unlike the explained ones (gracious mode)",
     "missing-report": "has no report where the oracle has one",
     "extra-report": "reports where the oracle has no report",

@@ -108,3 +108,52 @@ def test_order_alignment_skips_a_missing_first_report_instead_of_shifting_every_
     engine = [ObservedReport([{"s": iri(f"x{t}")}]) for t in (10, 20, 30)]
     verdict = check(stream, WindowSpec(10, 10), query, ProfileSpace.of(profile), engine, how="order")
     assert [w.status for w in verdict.best.windows] == ["MISMATCH", "MISMATCH", "MISMATCH", "MISSING"]
+
+
+def test_a_solution_the_pattern_derives_outside_the_window_is_not_called_underived():
+    """Issue 34 §4: {C31, 60} reported in [0, 10) is derived by the graph pattern from the element at t=31,
+    after the window, and rejected there by the FILTER: 'uses elements before they entered the window' and
+    'does not apply a FILTER', never 'solutions that no stream element derives'."""
+    stream = sensor_stream()
+    query = R2R(HOT, stream)
+    engine = [ObservedReport([{"sensor": iri("C5"), "value": num(81)}, {"sensor": iri("C31"), "value": num(60)}]),
+              ObservedReport([{"sensor": iri("C12"), "value": num(83)}, {"sensor": iri("C15"), "value": num(90)}]),
+              ObservedReport([{"sensor": iri("C21"), "value": num(85)}]), ObservedReport([])]
+    verdict = check(stream, WindowSpec(10, 10), query,
+                    ProfileSpace.of(Profile(t0=0, tick="time-driven", end_of_stream="flush")), engine)
+    diagnose(verdict, query, gracious=False)
+    assert verdict.findings == {"ahead": 1, "filter": 1}
+    (first,) = [w for w in verdict.best.windows if w.status != "MATCH"]
+    assert any(d.startswith("extra {?sensor=C31, ?value=60}, derivable only from elements outside the expected "
+                            "window (the triples at t=31), and there only by the graph pattern: rejected by FILTER")
+               for d in first.diagnostics), first.diagnostics
+
+
+def test_an_empty_answer_is_said_first_and_never_explained_by_a_sliver_of_a_window():
+    """Issue 34 §3: an engine that reads the query's blank node as a constant finds nothing; the reason says
+    so, with what the pattern asks, and gracious mode does not 'explain' the emptiness with a window that
+    holds no element."""
+    stream = sensor_stream()  # hot readings (> 80) at 5, 12, 15, 21: one in [0,10), two in [10,20), one in [20,30)
+    query = R2R(HOT, stream)
+    engine = [ObservedReport([]) for _ in range(4)]
+    verdict = check(stream, WindowSpec(10, 10), query,
+                    ProfileSpace.of(Profile(t0=0, tick="time-driven", end_of_stream="flush")), engine)
+    diagnose(verdict, query)
+    assert verdict.findings == {"empty": 3}
+    wrong = [w for w in verdict.best.windows if w.status != "MATCH"]
+    assert [w.gracious for w in wrong] == [None, None, None]
+    assert wrong[1].diagnostics[0] == (
+        "no solutions where the oracle has 2; each of those joins 3 triple patterns, through 1 blank node of the "
+        "query ([ … ] or _:b), which are variables: an engine that reads them as constants finds nothing")
+    assert "pattern: reports no solutions where the oracle has some (3 windows)" in reason(verdict)
+    assert "window borders" not in reason(verdict)
+
+
+def test_the_headline_is_the_finding_that_explains_the_most_windows():
+    from collections import Counter
+
+    from oracle.judge.explain import headline_first
+
+    # registry order would put stale (1 window) before shifted (4 windows); a whole-output finding leads
+    assert list(headline_first(Counter({"stale": 1, "shifted": 4}))) == ["shifted", "stale"]
+    assert list(headline_first(Counter({"stale": 1, "shifted": 4, "width": 1}))) == ["width", "shifted", "stale"]

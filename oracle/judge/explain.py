@@ -25,13 +25,14 @@ import time
 from collections import Counter
 from dataclasses import replace
 
-from rdflib import Literal
+from rdflib import BNode, Literal
 
 from oracle.compare import EXTRA, MATCH, MISMATCH, MISSING, CaseVerdict, WindowResult
 from oracle.findings import FINDINGS
 from oracle.judge.gracious import reconstruct
 from oracle.judge.provenance import Provenance
 from oracle.judge.shapes import shape_findings
+from oracle.judge.words import WHOLE_OUTPUT
 from oracle.judge.words import span as window_span
 from oracle.r2r.evaluators import EvaluatorDisagreement
 from oracle.r2r.query import R2R
@@ -197,7 +198,10 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
                           ("next", expected[i + 1] if i is not None and i + 1 < len(expected) else None)]
             explained = _explain_window(w, query, whole_fault, previous, neighbours, best.profile, prov, whole,
                                         kinds)
-        if gracious and not explained and w.status == MISMATCH and e is not None and len(borders_left) < GRACIOUS_WINDOWS:
+        # an empty relation no hypothesis explained: said first; and a sliver of a window explains nothing
+        emptied = not explained and _empty(w, query, prov, kinds)
+        if (gracious and not explained and not emptied and w.status == MISMATCH and e is not None
+                and len(borders_left) < GRACIOUS_WINDOWS):
             borders_left.append((w, previous))  # second pass: the costly search comes after every window's findings
         previous = e if e is not None else previous
         for kind in kinds:
@@ -208,7 +212,15 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
     for kind, text in shape_findings(best, verdict, query):
         found[kind] += 1
         verdict.notes.append(text)
-    verdict.findings = {k: found[k] for k in FINDINGS if k in found}
+    verdict.findings = headline_first(found)
+
+
+def headline_first(found: Counter) -> dict[str, int]:
+    """The findings in the order a reason names them: those about the whole output, then per-window ones
+    by how many windows each explains (one cause, one headline), ties in the registry's order."""
+    rank = {k: i for i, k in enumerate(FINDINGS)}
+    return dict(sorted(((k, n) for k, n in found.items() if k in rank and n),
+                       key=lambda kn: (kn[0] not in WHOLE_OUTPUT, -kn[1], rank[kn[0]])))
 
 
 def _explain_window(w: WindowResult, query: R2R, whole_fault, previous, neighbours, profile, prov, whole,
@@ -252,6 +264,28 @@ def _status(w: WindowResult) -> set[str]:
     elif w.status == MISMATCH and not w.order_ok and not w.missing and not w.extra:
         w.diagnostics.append("same solutions in a different order, but the query has ORDER BY")
     return kinds
+
+
+def _empty(w: WindowResult, query: R2R, prov, kinds: set[str]) -> bool:
+    """An engine's relation that is empty where the oracle's, derived from the window's elements, is not:
+    said first, with what the query's
+    pattern asks (a join of several triple patterns, blank nodes an engine may read as constants).  Such a
+    window gets no border search: some sliver of a window always holds nothing, and would 'explain' it."""
+    if not (w.status == MISMATCH and w.actual_size == 0 and w.expected_size and query.form != "AskQuery"):
+        return False
+    if prov is None or not w.missing or not prov.derivations(w.missing[0], w.expected.content, limit=1):
+        return False  # a solution no element derives (an empty aggregate's 0): provenance says so
+    kinds.add("empty")
+    words = f"no solutions where the oracle has {w.expected_size}"
+    patterns = prov.patterns if prov is not None else []
+    if len(patterns) >= 2:
+        words += f"; each of those joins {len(patterns)} triple patterns"
+        blank = sorted({str(x) for tp in patterns for x in tp if isinstance(x, BNode)})
+        if blank:
+            words += (f", through {len(blank)} blank node{'s' if len(blank) != 1 else ''} of the query ([ … ] or "
+                      "_:b), which are variables: an engine that reads them as constants finds nothing")
+    w.diagnostics.insert(0, words)
+    return True
 
 
 def _cheap_hypotheses(w: WindowResult, query: R2R, whole_fault, previous, neighbours, profile, kinds: set) -> bool:
@@ -320,10 +354,8 @@ def _extra_from(w: WindowResult, prov: Provenance, whole: tuple[int, int], kinds
         where = ""
         if e is not None and ders:
             inside = all(e.opening <= t < e.closing for d in ders for t in d.times)
-            if not inside and all(any(t < e.opening for t in d.times) for d in ders):
-                kinds.add("stale")
-            elif not inside and all(any(t >= e.closing for t in d.times) for d in ders):
-                kinds.add("ahead")
+            if not inside:
+                kinds.update(_outside(ders, e))
             where = ", inside" if inside else ", outside"
             where += f" expected window {window_span(e)}"
         near = (e.opening, e.closing) if e is not None else None
@@ -340,7 +372,9 @@ def _extra_from(w: WindowResult, prov: Provenance, whole: tuple[int, int], kinds
                 "graph pattern but rejected by " + " and ".join(f"FILTER({f})" for f in rejecting))
             continue
         pattern, rejecting = prov.rejected_by(row, whole) if content != whole else ([], [])
-        if not _bad_literal(row):
+        if pattern:  # the graph pattern derives it, from elements outside the window: said as such
+            kinds.update(_outside(pattern, e) | ({"filter"} if rejecting else set()))
+        elif not _bad_literal(row):
             kinds.add("underived")
         if pattern:
             w.diagnostics.append(
@@ -349,6 +383,18 @@ def _extra_from(w: WindowResult, prov: Provenance, whole: tuple[int, int], kinds
                 + (": rejected by " + " and ".join(f"FILTER({f})" for f in rejecting) if rejecting else ""))
         else:
             w.diagnostics.append(f"extra {shown}, derivable from no stream element")
+
+
+def _outside(derivations, e) -> set[str]:
+    """``stale`` when every derivation needs an element from before the expected window, ``ahead`` when
+    every one needs one from after it (none when the window is not known or the derivations differ)."""
+    if e is None or not derivations:
+        return set()
+    if all(any(t < e.opening for t in d.times) for d in derivations):
+        return {"stale"}
+    if all(any(t >= e.closing for t in d.times) for d in derivations):
+        return {"ahead"}
+    return set()
 
 
 def _disagreement(exc: EvaluatorDisagreement) -> str:
