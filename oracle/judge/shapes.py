@@ -33,6 +33,9 @@ def shape_findings(best, verdict: CaseVerdict | None = None, query: R2R | None =
     a width or slide that explains the whole output exactly is said so."""
     if verdict is not None and isinstance(verdict.context.get("window"), CountWindowSpec):
         return count_findings(best, verdict, query)
+    found = width_finding(best, verdict, query)
+    if found and found.startswith(WHOLE):  # another window explains everything: starts that seem to drift
+        return [("width", found)]          # are that window's, not a drift of their own
     out = []
     borders = window_borders(best)
     shifts = [(o2 - o1) for o1, _, o2, _ in borders]
@@ -42,27 +45,8 @@ def shape_findings(best, verdict: CaseVerdict | None = None, query: R2R | None =
             per = (shifts[-1] - shifts[0]) / (len(shifts) - 1)
             out.append(("drift", f"window starts drift: {'+' if per > 0 else '-'}{in_words(abs(round(per)))} per window "
                                  f"(the engine's openings move from {shifts[0]:+d} to {shifts[-1]:+d} ms off the expected ones)"))
-    # widths: every window the engine declares (paired or not), else gracious mode's exact reconstructions
-    declared = sorted({tuple(w.actual.window) for w in best.windows if w.actual is not None and w.actual.window})
-    exact = [(g["opening"], g["closing"]) for g in (w.gracious for w in best.windows)
-             if g is not None and g["precision"] == 1.0 and g["recall"] == 1.0]
-    shape = declared if len(declared) >= 2 else exact * 2 if len(exact) == 1 else exact
-    expected = next(((e.opening, e.closing) for e in (w.expected for w in best.windows) if e is not None), None)
-    if len(shape) >= 2 and expected is not None:
-        widths = [c - o for o, c in shape]
-        width, want = median(widths), expected[1] - expected[0]
-        if width != want and sum(1 for x in widths if x == width) * 2 > len(widths):
-            text = f"the engine's windows look {in_words(width)} wide, not {in_words(want)}"
-            openings = sorted({o for o, _ in shape})
-            slides = [b - a for a, b in zip(openings, openings[1:])]
-            slide = median(slides) if slides else None
-            expected_slide = best.windows and case_slide(best)
-            if slide and expected_slide and slide != expected_slide and declared:
-                text += f", and slide by {in_words(slide)}, not {in_words(expected_slide)}"
-            fits = window_that_explains(verdict, query, best, int(width), int(slide) if slide and declared else None)
-            if fits:
-                text += f"; the whole output is exactly the oracle's for {in_words(fits.range)} windows sliding by {in_words(fits.slide)}"
-            out.append(("width", text + " — was it made with another window? (a replay manifest can say so)"))
+    if found:
+        out.append(("width", found))
     return out
 
 
@@ -85,16 +69,82 @@ def count_findings(best, verdict: CaseVerdict, query: R2R | None) -> list[tuple[
     return []
 
 
-def window_that_explains(verdict, query, best, width: int, slide: int | None):
-    """The window of the suspected width (tumbling, or with the declared slide) that reproduces every
-    report exactly, if one does."""
-    if verdict is None or query is None:
+WHOLE = "the whole output is exactly the oracle's for "
+#: at most this many windows are tried as the one a whole output was made with (a bound on work)
+MAX_TRIED = 16
+
+
+def width_finding(best, verdict: CaseVerdict | None, query: R2R | None) -> str | None:
+    """Another width or slide, stated only with the evidence for it.
+
+    Suspected widths come from the borders the engine declares, or gracious mode's exact reconstructions.
+    The claim is made (1) when a window a user would have written — the suspected widths, the case's own
+    width's divisors and multiples, whole seconds — reproduces the whole output exactly, naming every width
+    tried and, where several fit (a sparse stream cannot tell them apart), each of them; or (2) without
+    such a window, only from declared borders, when a majority of the engine's windows state one width.
+    One reconstructed window is never a claim about the whole output."""
+    expected = next(((e.opening, e.closing) for e in (w.expected for w in best.windows) if e is not None), None)
+    if expected is None:
         return None
-    for candidate in dict.fromkeys(s for s in (slide, width, case_slide(best)) if s):
-        window = WindowSpec(width, candidate)
-        if verdict.explains(query, best.profile, window):
-            return window
+    want, want_slide = expected[1] - expected[0], case_slide(best)
+    declared = sorted({tuple(w.actual.window) for w in best.windows if w.actual is not None and w.actual.window})
+    exact = sorted({(g["opening"], g["closing"]) for g in (w.gracious for w in best.windows)
+                    if g is not None and g["precision"] == 1.0 and g["recall"] == 1.0})
+    shape = declared if len(declared) >= 2 else exact
+    suspects = sorted({c - o for o, c in shape} - {want})
+    if not suspects:
+        return None
+    declared_slide = _slide_of(declared) if len(declared) >= 2 else None
+    tried = candidate_widths(want, suspects)
+    fits = [(w, s) for w in tried for s in _slides(w, want_slide, declared_slide)
+            if verdict is not None and query is not None and verdict.explains(query, best.profile, WindowSpec(w, s))]
+    named = ", ".join(in_words(w) for w in tried)
+    if fits:
+        widths = sorted({w for w, _ in fits})
+        slides = sorted({s for _, s in fits})
+        which = (f"{in_words(widths[0])} windows" if len(widths) == 1 else
+                 f"windows of each width from {in_words(widths[0])} to {in_words(widths[-1])} among those tried "
+                 f"({', '.join(in_words(w) for w in widths)}: the data cannot tell them apart)")
+        sliding = " or ".join(in_words(s) for s in slides)
+        return (f"{WHOLE}{which} sliding by {sliding}, not {in_words(want)} "
+                f"windows sliding by {in_words(want_slide or want)} (widths tried: {named}) — was it made with "
+                "another window? (a replay manifest can say so)")
+    if len(declared) >= 2:
+        widths = [c - o for o, c in declared]
+        width = median(widths)
+        if width != want and sum(1 for x in widths if x == width) * 2 > len(widths):
+            text = (f"the engine declares windows {in_words(width)} wide, not {in_words(want)}, in "
+                    f"{sum(1 for x in widths if x == width)} of its {len(widths)} reports")
+            if declared_slide and want_slide and declared_slide != want_slide:
+                text += f", sliding by {in_words(declared_slide)}, not {in_words(want_slide)}"
+            return text + f"; no window tried reproduces its whole output (widths tried: {named})"
     return None
+
+
+def candidate_widths(want: int, suspects: list[int]) -> list[int]:
+    """The widths a user would have written near the case's ``want``: the suspected ones, ``want``'s
+    divisors and multiples, and whole seconds up to the largest of those; at most :data:`MAX_TRIED`."""
+    near = set(suspects)
+    near |= {want // d for d in (2, 3, 4, 5, 10) if want % d == 0}
+    near |= {want * m for m in (2, 3, 5, 10)}
+    top = max(near | {want})
+    near |= {s * 1000 for s in range(1, min(top // 1000, 10) + 1)}
+    near.discard(want)
+    ordered = sorted(w for w in near if w > 0)
+    keep = list(dict.fromkeys(suspects + sorted(ordered, key=lambda w: (abs(w - want), w))))[:MAX_TRIED]
+    return sorted(keep)
+
+
+def _slides(width: int, case_slide: int | None, declared: int | None) -> list[int]:
+    """The slides tried with a width: the declared one, the case's (when it is not wider), and tumbling."""
+    out = [s for s in (declared, case_slide) if s]
+    return list(dict.fromkeys([s for s in out if s <= width] + [width]))
+
+
+def _slide_of(windows) -> int | None:
+    openings = sorted({o for o, _ in windows})
+    gaps = [b - a for a, b in zip(openings, openings[1:])]
+    return int(median(gaps)) if gaps else None
 
 
 def case_slide(best) -> int | None:
