@@ -21,7 +21,7 @@ from typing import Any
 
 from rdflib import Literal
 
-from oracle.expected.windows import output
+from oracle.expected.windows import reports
 from oracle.model import ExpectedReport, ObservedReport, Stream, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions, same
@@ -102,16 +102,19 @@ class CaseVerdict:
     notes: list[str] = field(default_factory=list)          # what the verdict rests on, in words
     context: dict = field(default_factory=dict, repr=False)  # what explains() needs: stream, window, reports
 
-    def explains(self, query: R2R, profile: Profile, window: WindowSpec | None = None) -> bool:
-        """Whether ``profile`` (and ``window``) at the best explanation's t0 reproduces every report
-        exactly: a cheap, whole-output hypothesis test for a diagnosis (e.g. the same profile with
-        multiplicity set, or the window a recording was really made with)."""
+    def explains(self, query: R2R, profile: Profile, window: WindowSpec | None = None,
+                 stream: Stream | None = None) -> bool:
+        """Whether ``profile`` (and ``window``, and ``stream``: the same elements otherwise stamped) at the
+        best explanation's t0 reproduces every report exactly: a cheap, whole-output hypothesis test for a
+        diagnosis (e.g. the same profile with multiplicity set, the window a recording was really made
+        with, a drifting clock)."""
         c = self.context
         if not c:
             return False
-        windows = compare(output(c["stream"], window or c["window"], profile, self.best.t0, query), c["actual"],
-                          c["how"], query.form, c["sols"], profile, c["stream"])
-        return all(w.status == MATCH for w in windows)
+        stream = stream or c["stream"]
+        # lazily: a hypothesis that is wrong costs only the R2R evaluations up to its first wrong report
+        return exact(reports(stream, window or c["window"], profile, self.best.t0, query), c["actual"], c["sols"],
+                     c["how"], profile, stream)
 
 
 def unjudged(profile: Profile, t0: int, candidates: int, how: str, why: str) -> CaseVerdict:
@@ -326,3 +329,32 @@ def fixed(expected_reports: list[ExpectedReport], actual: list[ObservedReport], 
                              + ", and for one that ".join(does for _, does in found)
                              + (" (this case cannot tell them apart)" if len(found) > 1 else ""))
     return verdict
+
+
+def exact(expected_reports, actual: list[ObservedReport], sols: list[Solutions], how: str,
+           profile: Profile, stream: Stream) -> bool:
+    """Whether the lazily generated expected reports match the engine's exactly; stops at the first
+    difference, so a wrong candidate costs only the R2R evaluations up to its first wrong report."""
+    used = [False] * len(actual)
+    index = positions_by_key(actual, how) if how != "order" else {}
+    key_e = alignment_key(how)
+    position = 0
+    last_j = -1
+    for e in expected_reports:
+        if how == "order":
+            j = position if position < len(actual) else None
+            position += 1
+        else:
+            queue = index.get(key_e(e))
+            j = queue.pop(0) if queue else None
+        if j is None or j < last_j:
+            return False
+        last_j = j
+        used[j] = True
+        a = sols[j]
+        if not same(e.solutions, a if e.solutions.ordered else Solutions(a.rows, a.keys, False)):
+            return False
+        tau = actual[j].tau
+        if how == "window" and tau is not None and tau < earliest_tau(e, profile, stream):
+            return False
+    return all(used)

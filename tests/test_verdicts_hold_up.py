@@ -404,3 +404,22 @@ def test_an_evaluator_disagreement_in_a_trial_window_never_changes_the_verdict(m
     assert any(d.startswith("gracious mode stopped: rdflib and Oxigraph disagree on the window")
                and d.endswith("a trial window of the diagnosis, so the verdict stands")
                for w in verdict.best.windows for d in w.diagnostics)
+
+
+def test_a_clock_that_drifts_from_the_data_is_named_with_the_interval_of_drifts_and_the_verdict_stays():
+    """Issue 34 §2: an engine stamping by arrival (its feeder sleeps 1 s per graph, each sleep 40 ms long)
+    reproduces the case's windows on a drifted clock; the kit says so, with every whole ε that explains the
+    output exactly, and names no window fault in the headline; the verdict stays FAIL."""
+    sliding = Profile(t0=0, tick="time-driven", end_of_stream="flush", report={"window-close", "non-empty-content"},
+                      empty=False)
+    query, drifted = _drifted_output(40, 40, WindowSpec(5000, 1000), sliding)
+    stream = triple_stream(*((t * 1000, f"s{t}", "p", "o") for t in range(40)))
+    verdict = judged(stream, query, drifted, sliding, window=WindowSpec(5000, 1000))
+    assert verdict.verdict == "FAIL" and list(verdict.findings)[0] == "clock-drift"
+    # 40 ms a graph crosses a whole second at element 25; 41 ms does too, 39 and 42 differ somewhere
+    assert ("the whole output is exactly the oracle's when element i is stamped i·ε ms late, for ε = 40 to 41 ms per "
+            "element (drifts tried: 1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100 ms, then each whole ms around those that fit)") in reason(verdict)
+    exact = [ObservedReport(list(r.solutions.rows)) for r in
+             output(stream, WindowSpec(5000, 1000), sliding, 0, R2R(query, stream))]
+    shifted = exact[1:] + [ObservedReport([])]  # one window late all along: not a clock
+    assert "clock-drift" not in judged(stream, query, shifted, sliding, window=WindowSpec(5000, 1000)).findings

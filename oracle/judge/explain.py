@@ -29,9 +29,10 @@ from rdflib import BNode, Literal
 
 from oracle.compare import EXTRA, MATCH, MISMATCH, MISSING, CaseVerdict, WindowResult
 from oracle.findings import FINDINGS
+from oracle.judge.clocks import clock_drift
 from oracle.judge.gracious import reconstruct
 from oracle.judge.provenance import Provenance
-from oracle.judge.shapes import shape_findings
+from oracle.judge.shapes import WHOLE, shape_findings
 from oracle.judge.words import WHOLE_OUTPUT
 from oracle.judge.words import span as window_span
 from oracle.r2r.evaluators import EvaluatorDisagreement
@@ -209,9 +210,15 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
     found["borders"] += _graciously(verdict, query, borders_left, deadline)
     if not found["borders"]:
         del found["borders"]
-    for kind, text in shape_findings(best, verdict, query):
+    shapes = shape_findings(best, verdict, query)
+    for kind, text in shapes:
         found[kind] += 1
         verdict.notes.append(text)
+    if not whole_fault and not any(text.startswith(WHOLE) for _, text in shapes):
+        text = clock_drift(verdict, query)  # the recording's clock, not its windows
+        if text:
+            found["clock-drift"] += 1
+            verdict.notes.append(text)
     verdict.findings = headline_first(found)
 
 

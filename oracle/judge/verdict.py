@@ -14,18 +14,15 @@ from oracle.compare import (
     ALIGNMENTS,
     CaseVerdict,
     Explanation,
-    alignment_key,
     compare,
-    earliest_tau,
+    exact,
     observed_solutions,
     out_of_order,
-    positions_by_key,
     unjudged,
 )
 from oracle.expected.windows import output, reports
 from oracle.model import CountWindowSpec, ObservedReport, Stream, WindowSpec
 from oracle.r2r.query import R2R
-from oracle.r2r.solutions import Solutions, same
 from oracle.s2r import counting
 from oracle.s2r import t0 as t0mod
 from oracle.s2r.secret import simulate
@@ -56,35 +53,6 @@ def candidate_t0s(stream: Stream, window: WindowSpec, profile: Profile, actual: 
         first = t0mod.class_of(t, starts)
         out.append((t, (first, classes[first])))
     return out
-
-
-def _exact(expected_reports, actual: list[ObservedReport], sols: list[Solutions], how: str,
-           profile: Profile, stream: Stream) -> bool:
-    """Whether the lazily generated expected reports match the engine's exactly; stops at the first
-    difference, so a wrong candidate costs only the R2R evaluations up to its first wrong report."""
-    used = [False] * len(actual)
-    index = positions_by_key(actual, how) if how != "order" else {}
-    key_e = alignment_key(how)
-    position = 0
-    last_j = -1
-    for e in expected_reports:
-        if how == "order":
-            j = position if position < len(actual) else None
-            position += 1
-        else:
-            queue = index.get(key_e(e))
-            j = queue.pop(0) if queue else None
-        if j is None or j < last_j:
-            return False
-        last_j = j
-        used[j] = True
-        a = sols[j]
-        if not same(e.solutions, a if e.solutions.ordered else Solutions(a.rows, a.keys, False)):
-            return False
-        tau = actual[j].tau
-        if how == "window" and tau is not None and tau < earliest_tau(e, profile, stream):
-            return False
-    return all(used)
 
 
 def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSpace,
@@ -120,7 +88,7 @@ def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSp
     # no exact explanation is possible for a disordered output: the lazy first pass is skipped then
     for n, (variant, t0, cls) in enumerate([] if beyond or out_of_order(actual) else candidates):
         on_time(n)
-        if _exact(reports(stream, window, variant, t0, query), actual, sols, how, variant, stream):
+        if exact(reports(stream, window, variant, t0, query), actual, sols, how, variant, stream):
             entry = (variant.describe(), cls)
             if entry not in explaining:
                 explaining.append(entry)

@@ -13,7 +13,7 @@ def span(report) -> str:
 
 
 #: findings about the whole output stream, not counted per window
-WHOLE_OUTPUT = ("drift", "width", "count", "closed-end", "keeps-old-versions", "one-window", "every-close",
+WHOLE_OUTPUT = ("drift", "width", "clock-drift", "count", "closed-end", "keeps-old-versions", "one-window", "every-close",
                 "shared-count", "any-close", "unmerged")
 
 
