@@ -13,6 +13,7 @@ from conformance import cli
 from conformance.corpus.cases import load_corpus
 from conformance.run import adapters
 from conformance.run.harness import run_case
+from tests.test_bad_input import _processes_with
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = {c.id: c for c in load_corpus(ROOT / "cases")}
@@ -25,17 +26,6 @@ def fake(mode: str, **options):
 
 def run(engine, case_id="edges.empty-windows", timeout=30.0):
     return run_case(CASES[case_id], engine, engine.info(), timeout=timeout)
-
-
-def processes_with(word: str) -> list[int]:
-    found = []
-    for p in Path("/proc").iterdir():
-        try:
-            if p.name.isdigit() and word in (p / "cmdline").read_bytes().decode(errors="replace").split("\0"):
-                found.append(int(p.name))
-        except OSError:
-            continue
-    return found
 
 
 def test_an_endless_stdout_line_is_an_error_within_the_line_bound_not_a_memory_blowup():
@@ -107,9 +97,9 @@ def test_an_engine_that_exits_while_a_setsid_grandchild_holds_its_stdout_is_an_e
     assert "exit code 1" in result.reason and "giving up" in result.error
     engine.close()
     deadline = time.monotonic() + 5
-    while processes_with("fake-grandchild") and time.monotonic() < deadline:
+    while _processes_with("fake-grandchild") and time.monotonic() < deadline:
         time.sleep(0.1)
-    leaked = processes_with("fake-grandchild")
+    leaked = _processes_with("fake-grandchild")
     for pid in leaked:
         os.kill(pid, signal.SIGKILL)
     assert leaked == [], "the grandchild outlived the engine"
