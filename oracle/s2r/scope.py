@@ -66,15 +66,10 @@ class Scope:
         hi = right(times, c, 0, arrived)
         return (lo, hi) if lo < hi else (0, 0)
 
-    def holds_any(self, k: int, times: list[int]) -> bool:
-        """Whether some element time lies in [o_k, c_k], both borders included (so under every convention
-        and close rule a window for which this is false is empty at every moment)."""
-        i = bisect_left(times, self.opening(k))
-        return i < len(times) and times[i] <= self.closing(k)
-
     def next_holding(self, k: int, times: list[int]) -> int | None:
-        """The smallest k' ≥ k for which :meth:`holds_any` is true (None if there is none): the windows
-        over a gap in the stream are skipped in closed form, never one by one."""
+        """The smallest k' ≥ k whose [o, c] — both borders included, so that under every convention and close
+        rule any other window is empty at every moment — holds some element time (None if none does): the
+        windows over a gap in the stream are skipped in closed form, never one by one."""
         i = bisect_left(times, self.opening(k))
         while i < len(times):
             t = times[i]
