@@ -85,10 +85,13 @@ class EngineProcess:
     """One running engine process: a stdout reader thread feeding a queue, a stderr ring buffer, an
     exit watcher."""
 
-    def __init__(self, argv: list[str], cwd: str | None = None, max_line: int = MAX_LINE):
+    def __init__(self, argv: list[str], cwd: str | None = None, max_line: int = MAX_LINE, protocol: bool = True):
+        """``protocol=False``: an engine that speaks over sockets (:mod:`engines.study`): no stdin, and its
+        stdout is log like its stderr (one bounded ring for both)."""
         self.token = uuid.uuid4().hex
         env = dict(os.environ, **{MARKER: self.token})
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE if protocol else subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE if protocol else subprocess.STDOUT,
                                      cwd=cwd, env=env, start_new_session=True)
         _LIVE.add(self)
         self.max_line = max_line
@@ -96,7 +99,9 @@ class EngineProcess:
         self.stderr: deque[str] = deque(maxlen=200)
         self.read = 0
         self.exited = False
-        threading.Thread(target=self._pump_stdout, daemon=True, name="rspconf-cmd-stdout").start()
+        if protocol:
+            threading.Thread(target=self._pump_stdout, daemon=True, name="rspconf-cmd-stdout").start()
+        self._log = self.proc.stderr if protocol else self.proc.stdout
         self._stderr_thread = threading.Thread(target=self._pump_stderr, daemon=True, name="rspconf-cmd-stderr")
         self._stderr_thread.start()
         threading.Thread(target=self._watch_exit, daemon=True, name="rspconf-cmd-exit").start()
@@ -128,7 +133,7 @@ class EngineProcess:
     def _pump_stderr(self) -> None:
         while True:
             try:
-                raw = self.proc.stderr.readline(STDERR_CHUNK)
+                raw = self._log.readline(STDERR_CHUNK)
             except (OSError, ValueError):
                 return
             if not raw:

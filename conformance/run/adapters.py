@@ -4,7 +4,8 @@
 from a source checkout that is not installed, from ``pyproject.toml``: :func:`builtin`); ``--engine
 path/to/file.py:Class`` loads a class from a file; ``--engine replay:manifest.yaml`` reads recorded
 outputs (:mod:`engines.replay`); ``--engine 'cmd:command line'`` runs an engine process that speaks the
-JSON Lines protocol (:mod:`engines.command`, ``docs/protocol.md``).  Options ``key=value`` become
+JSON Lines protocol (:mod:`engines.command`, ``docs/protocol.md``); ``--engine 'study:command line'`` runs
+a runner written for the 2021 comparative study's interface (:mod:`engines.study`).  Options ``key=value`` become
 keyword arguments.
 """
 
@@ -20,6 +21,7 @@ from conformance.corpus import datapaths
 from engines.command import CommandEngine
 from engines.process import ProtocolError
 from engines.replay import ManifestError, ReplayEngine
+from engines.study import StudyEngine
 
 
 def builtin() -> dict[str, str]:
@@ -91,6 +93,11 @@ def build(spec: str, options: dict[str, str] | None = None, start_timeout: float
             return CommandEngine(spec[len("cmd:"):], **options)
         except (ProtocolError, OSError, TypeError, ValueError) as exc:
             raise EngineUnavailable(f"--engine {spec}: {exc}") from exc
+    if spec.startswith("study:"):
+        try:
+            return StudyEngine(spec[len("study:"):], **options)
+        except (OSError, TypeError, ValueError) as exc:
+            raise EngineUnavailable(f"--engine {spec}: {exc}") from exc
     if ".py:" in spec:
         cls = _from_file(spec)
     else:
@@ -101,7 +108,8 @@ def build(spec: str, options: dict[str, str] | None = None, start_timeout: float
             raise EngineUnavailable(
                 f"--engine {spec}: unknown engine. Give a registered name ({', '.join(sorted(names))}), "
                 "'cmd:<command line>' for an engine process speaking the JSON Lines protocol (docs/protocol.md), "
-                "'replay:<manifest.yaml>' for recorded outputs, or 'path/to/file.py:Class' for an in-process "
+                "'replay:<manifest.yaml>' for recorded outputs, 'study:<command line>' for a runner of the "
+                "2021 comparative study's interface, or 'path/to/file.py:Class' for an in-process "
                 "adapter; `rspconf engines` lists them")
         try:
             cls = _from_target(names[spec])
