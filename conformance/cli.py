@@ -27,7 +27,7 @@ from conformance.results import matrixrun, runs
 from conformance.results import summary as summary_mod
 from conformance.results.matrixrun import ConfigError
 from conformance.results.runs import NotAligned, ReportError
-from conformance.run import adapters, checkadapter, signals, sparkrun, sparqlsuite
+from conformance.run import adapters, checkadapter, infer, signals, sparkrun, sparqlsuite
 from conformance.run import reproduce as table2
 from conformance.site import pages as site
 from conformance.streams import convert
@@ -280,6 +280,22 @@ def engine_commands(sub) -> None:
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per engine call (default 60)")
     p.add_argument("--data-root", default=None)
     p.set_defaults(func=check_adapter)
+
+    p = sub.add_parser("infer-profile", help="which semantics explain what an engine does: each profile dimension "
+                                             "searched over the corpus, with the cases that pin it down")
+    p.add_argument("engine", help="as --engine: a name, path.py:Class, 'cmd:command line', 'study:…' or replay:…")
+    p.add_argument("--engine-option", action="append", default=[], help="key=value, as for pytest")
+    p.add_argument("-k", action="append", default=[],
+                   help="only cases whose id contains this (repeatable); default: the corpus without the syntax "
+                        "family and the large-stream loads")
+    p.add_argument("--cases", default=str(datapaths.PROJECT / "cases"))
+    p.add_argument("--case-timeout", type=float, default=300.0, help="seconds per engine run (default 300)")
+    p.add_argument("--check-timeout", type=float, default=20.0,
+                   help="seconds per judgement under one candidate profile (default 20; past it: not explained)")
+    p.add_argument("--write", help="write the inferred profile as YAML (what the engine can declare)")
+    p.add_argument("--json", help="write the whole inference as JSON")
+    p.add_argument("--data-root", default=None)
+    p.set_defaults(func=infer.command)
 
     p = sub.add_parser("load", help="a live load experiment: feed in wall-clock time, judge per window, measure "
                                     "delay, CPU and memory (docs/load.md)")

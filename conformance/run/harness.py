@@ -173,10 +173,11 @@ def declared_r2s(info: EngineInfo) -> str | None:
 
 
 def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, deadline: float | None = None,
-          evaluator: str = "auto", executor=None):
+          evaluator: str = "auto", executor=None, diagnosed: bool = True):
     """The oracle's verdict on an engine's reports for a case, diagnosed when it fails.  ``deadline``
     (a monotonic instant) bounds the judging: past it the check raises JudgeTimeout, and the diagnosis
-    of a FAIL is bounded by work (the same reason on any machine) and stops only at that deadline, saying so."""
+    of a FAIL is bounded by work (the same reason on any machine) and stops only at that deadline, saying so.
+    ``diagnosed=False``: only whether some explanation holds (``rspconf infer-profile`` asks it many times)."""
     fixed = dict(case.fixed)
     fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
     how = kind(case.window)  # oracle/judge/kinds.py: what judging this kind of window takes
@@ -190,7 +191,7 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
     for rule, windows in sorted(query.disagreements.items()):
         verdict.notes.append(f"rdflib and Oxigraph differ in {windows} window{'s' if windows != 1 else ''} by the "
                              f"declared rule {rule} (oracle/README.md); rdflib's answer stands")
-    if verdict.verdict == "FAIL":
+    if verdict.verdict == "FAIL" and diagnosed:
         diagnose(verdict, query, gracious=gracious, deadline=deadline)
     return verdict
 
@@ -233,7 +234,7 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     result.query_text = request.query_text
     result.syntax_variant = list(variant_of(case, info)) or None
     say(f"{case.id}: engine running")
-    reports, failure = _call_engine(adapter, request, max(0.1, timeout - (time.monotonic() - started)))
+    reports, failure = call_engine(adapter, request, max(0.1, timeout - (time.monotonic() - started)))
     recorded += [n for n in getattr(adapter, "notes_for", lambda _: [])(case.id) if n not in recorded]
     if failure:
         return done(*failure)
@@ -255,7 +256,7 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     return done(verdict.verdict, why)
 
 
-def _call_engine(adapter, request, seconds: float) -> tuple[list | None, tuple | None]:
+def call_engine(adapter, request, seconds: float) -> tuple[list | None, tuple | None]:
     """The engine's reports, or the (verdict, reason, detail) its failure to answer gives."""
     try:
         return call_with_timeout(lambda: adapter.run(request), seconds, getattr(adapter, "cancel", None)), None
