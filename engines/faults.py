@@ -144,6 +144,18 @@ class CountOverrunEngine(ReferenceEngine):
             k += 1
 
 
+class TripleCountEngine(ReferenceEngine):
+    """Count windows that count triples where the engine declares events (count_unit element): an event of
+    three triples fills a window of three by itself.  Time windows are unchanged."""
+
+    name = "testing-triple-count"
+
+    def run(self, request):
+        stream = request.stream
+        split = [replace(e, triples=(triple,)) for e in stream.elements for triple in e.triples]
+        return super().run(replace(request, stream=replace(stream, elements=split)))
+
+
 class ClosedValidityEngine(ReferenceEngine):
     """Time-annotated data read with the end included: a fact still holds at its tmp:final or expiration
     time (and the valid set changes one millisecond later)."""

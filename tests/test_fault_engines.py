@@ -100,7 +100,7 @@ def test_bag_set_and_set_difference_are_told_apart_where_the_data_can():
     assert set(both.findings) == {"multiplicity", "r2s-set"} and "cannot tell the two apart" in both.reason
 
 
-@pytest.mark.parametrize("finding, cases", [("shared-count", ["mw.count-windows-two-streams"]),
+@pytest.mark.parametrize("finding, cases", [("shared-count", ["mw.count-window-of-events", "mw.count-windows-two-streams"]),
                                             ("any-close", ["mw.closes-of-one-window", "mw.closes-of-different-slides"]),
                                             ("unmerged", ["mw.merged-two-streams-static",
                                                           "mw.merged-two-widths-one-stream"])])
@@ -121,3 +121,19 @@ def test_count_windows_among_several_and_designated_instants_faults_fail_and_are
         assert FINDINGS[finding] in results[i].reason
         case = next(c for c in family if c.id == i)
         assert run_case(case, ReferenceEngine(), ReferenceEngine().info()).verdict == "PASS"
+
+
+def test_counting_triples_where_events_are_declared_fails_three_cases_and_says_so():
+    """Each case whose count windows hold events of several triples tells the unit apart: two lone count
+    windows and two among several windows (mw.count-window-of-events was written for this, by hand)."""
+    from engines.faults import TripleCountEngine
+
+    engine = TripleCountEngine()
+    cases = [c for c in load_corpus(ROOT / "cases") if c.family in ("count", "mw")]
+    results = [run_case(c, engine, engine.info(), timeout=60) for c in cases]
+    failed = [r for r in results if r.verdict == "FAIL"]
+    assert len(failed) >= 3 and not [r.id for r in results if r.verdict not in ("PASS", "FAIL")]
+    assert "mw.count-window-of-events" in {r.id for r in failed}
+    for r in failed:
+        assert FINDINGS["count"] in r.reason, r.reason
+        assert "counts triples, not elements" in r.reason or "counts triples in its count windows, not elements" in r.reason, r.reason

@@ -23,6 +23,7 @@ from engines.dialects.render import Inexpressible, render
 from engines.process import EngineProcessError
 from oracle import profiles
 from oracle.judge.explain import diagnose
+from oracle.judge.instants import diagnose_instants
 from oracle.judge.kinds import kind
 from oracle.judge.verdict import JudgeTimeout, check, over_profiles
 from oracle.judge.words import reason
@@ -183,7 +184,10 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
     how = kind(case.window)  # oracle/judge/kinds.py: what judging this kind of window takes
     if how.fixed is not None:  # no t0 classes: each admissible profile checked
         space = profiles.space(info.profile, fixed, case.vary, window=case.window)
-        return over_profiles(how.fixed, stream, case.window, case.r2r, space, reports, info.alignment, evaluator)
+        verdict = over_profiles(how.fixed, stream, case.window, case.r2r, space, reports, info.alignment, evaluator)
+        if verdict.verdict == "FAIL" and diagnosed:
+            diagnose_instants(verdict, R2R(case.r2r, stream, evaluator, executor).distinct)
+        return verdict
     stream, gracious = how.judged(stream), gracious and how.gracious
     query = R2R(case.r2r, stream, evaluator, executor)
     space = profiles.space(info.profile, fixed, case.vary, window=case.window, stream=stream)

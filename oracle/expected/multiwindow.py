@@ -295,6 +295,11 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
     if spec.merged:
         faults.append(("unmerged", "reads each window as a named graph, not merged into the default graph",
                        lambda: at_best(spec=replace(spec, merged=False), cache={})))
+    if any(w.count is not None for w in spec.windows):  # the count windows counting the other unit
+        other = "triple" if profile.count_unit == "element" else "element"
+        faults.append(("count", f"counts {other}s in its count windows, not {profile.count_unit}s (count_unit)",
+                       lambda: expected(stream, spec, query, replace(profile, count_unit=other), t0s=best_t0s,
+                                        r2r=r2r, cache={})))
     if spec.instants == "closes-of":
         faults.append(("any-close", f"evaluates whenever any window closes, not only when {spec.driver} does",
                        lambda: at_best(every_close=True)))

@@ -33,7 +33,7 @@ from oracle.judge.clocks import clock_drift
 from oracle.judge.gracious import reconstruct
 from oracle.judge.provenance import Provenance
 from oracle.judge.shapes import WHOLE, shape_findings
-from oracle.judge.words import WHOLE_OUTPUT
+from oracle.judge.words import INSTANTS, WHOLE_OUTPUT, place
 from oracle.judge.words import span as window_span
 from oracle.r2r.evaluators import EvaluatorDisagreement
 from oracle.r2r.query import R2R
@@ -65,12 +65,13 @@ def _times(derivations, near=None) -> str:
     return text
 
 
-def _multiplicity(w: WindowResult, query: R2R) -> str | None:
-    """The finding when the window's bags hold the same solutions with other multiplicities."""
+def _multiplicity(w: WindowResult, distinct: bool) -> str | None:
+    """The finding when the window's bags hold the same solutions with other multiplicities (``distinct``:
+    the query has DISTINCT)."""
     e, a = Counter(w.expected.solutions.keys), Counter(w.actual_solutions.keys)
     if e == a or set(e) != set(a):
         return None
-    if query.distinct and any(n > 1 for n in a.values()):
+    if distinct and any(n > 1 for n in a.values()):
         return "distinct"
     return "multiplicity"
 
@@ -91,16 +92,32 @@ def _r2s_fault(w: WindowResult, operator: str, relation: Solutions, previous: So
     return None
 
 
-def _shifted(w: WindowResult, neighbours) -> str | None:
+def multiplicity_explains(w: WindowResult, distinct: bool, kinds: set) -> bool:
+    """Whether the window holds the oracle's solutions with other multiplicities (said, and its finding added)."""
+    fault = _multiplicity(w, distinct)
+    if not fault:
+        return False
+    kinds.add(fault)
+    w.diagnostics.append("same solutions, different multiplicities: " + (
+        "the query has DISTINCT and the engine repeats solutions" if fault == "distinct" else
+        "the engine's relation looks duplicate-free" if all(
+            n == 1 for n in Counter(w.actual_solutions.keys).values()) else
+        "the engine repeats solutions the oracle has fewer times"))
+    return True
+
+
+def shifted(w: WindowResult, neighbours) -> str | None:
     """Which neighbouring expected report's solutions the engine's equal (a relation one window off)."""
     actual = Counter(w.actual_solutions.keys)
     for label, other in neighbours:
         if other is not None and Counter(other.solutions.keys) == actual and other.solutions.keys:
-            return f"the engine reported the relation of the {label} window [{other.opening}, {other.closing}) here"
+            where = (f"evaluation (t={other.tau})" if other.reason in INSTANTS
+                     else f"window [{other.opening}, {other.closing})")
+            return f"the engine reported the relation of the {label} {where} here"
     return None
 
 
-def _precise(w: WindowResult) -> bool:
+def precise_diff(w: WindowResult) -> bool:
     """Whether the diff must show datatypes and language tags: a missing and an extra solution read the same."""
     return bool({show_solution(r) for r in w.missing} & {show_solution(r) for r in w.extra})
 
@@ -186,7 +203,7 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
             previous = w.expected
             continue
         e = w.expected
-        kinds = _status(w)
+        kinds = status(w)
         diagnosed += 1
         if diagnosed == DIAGNOSED_WINDOWS + 1:
             verdict.notes.append(f"diagnosis bounded: the wrong windows after the first {DIAGNOSED_WINDOWS} (from "
@@ -252,7 +269,7 @@ def _explain_window(w: WindowResult, query: R2R, whole_fault, previous, neighbou
         return True
 
 
-def _status(w: WindowResult) -> set[str]:
+def status(w: WindowResult) -> set[str]:
     """The findings a window's status and timing show on their own (said in its diagnostics)."""
     kinds: set[str] = set()
     e = w.expected
@@ -261,7 +278,8 @@ def _status(w: WindowResult) -> set[str]:
         w.diagnostics.append(w.timing)
     if w.status == MISSING:
         kinds.add("missing-report")
-        w.diagnostics.append(f"MISSING: the oracle reports window {window_span(e)} at t={e.tau} "
+        w.diagnostics.append(f"MISSING: the oracle reports {place(e)}"
+                             f"{'' if e.reason in INSTANTS else f' at t={e.tau}'} "
                              f"({len(e.solutions)} solutions) and the engine has no report for it")
     elif w.status == EXTRA:
         kinds.add("extra-report")
@@ -303,14 +321,7 @@ def _cheap_hypotheses(w: WindowResult, query: R2R, whole_fault, previous, neighb
         kinds.update(whole_fault[0])
         w.diagnostics.append(whole_fault[1])
         return True
-    fault = _multiplicity(w, query)
-    if fault:
-        kinds.add(fault)
-        w.diagnostics.append("same solutions, different multiplicities: " + (
-            "the query has DISTINCT and the engine repeats solutions" if fault == "distinct" else
-            "the engine's relation looks duplicate-free" if all(
-                n == 1 for n in Counter(w.actual_solutions.keys).values()) else
-            "the engine repeats solutions the oracle has fewer times"))
+    if multiplicity_explains(w, query.distinct, kinds):
         return True
     operator = profile.r2s
     relation, prev_rel = _relations(query, w.expected, previous, profile.multiplicity)
@@ -323,7 +334,7 @@ def _cheap_hypotheses(w: WindowResult, query: R2R, whole_fault, previous, neighb
             f"the engine's {operator.capitalize()} is a set difference: a solution already in the "
             "previous relation cancels every copy of it, not one")
         return True
-    text = _shifted(w, neighbours)
+    text = shifted(w, neighbours)
     if text:
         kinds.add("shifted")
         w.diagnostics.append(text)
@@ -333,7 +344,7 @@ def _cheap_hypotheses(w: WindowResult, query: R2R, whole_fault, previous, neighb
 
 def _missing_from(w: WindowResult, prov: Provenance, source, kinds: set) -> None:
     """Where each missing solution comes from (the stream elements that derive it), or that none does."""
-    e, precise = w.expected, _precise(w)
+    e, precise = w.expected, precise_diff(w)
     for row in w.missing[:SHOWN]:
         ders = prov.derivations(row, source.content) if source is not None else []
         if ders and source is not e:
@@ -352,7 +363,7 @@ def _missing_from(w: WindowResult, prov: Provenance, source, kinds: set) -> None
 def _extra_from(w: WindowResult, prov: Provenance, whole: tuple[int, int], kinds: set) -> None:
     """Where each extra solution comes from: elements inside or outside the expected window, a FILTER the
     engine did not apply, or nothing in the stream."""
-    e, precise = w.expected, _precise(w)
+    e, precise = w.expected, precise_diff(w)
     for row in w.extra[:SHOWN]:
         shown = show_solution(row, precise)
         ders = prov.derivations(row, whole)
@@ -445,7 +456,7 @@ def _graciously(verdict: CaseVerdict, query: R2R, windows: list, deadline: float
 def diff(w: WindowResult) -> str:
     """A readable diff of the expected and actual bags of one window ('-' missing, '+' extra); datatypes
     and language tags are shown when a missing and an extra solution would otherwise read the same."""
-    precise = _precise(w)
+    precise = precise_diff(w)
     lines = [f"- {show_solution(r, precise)}" for r in w.missing] + [f"+ {show_solution(r, precise)}" for r in w.extra]
     return "\n".join(lines) if lines else "(bags equal)"
 

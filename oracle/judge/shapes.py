@@ -57,16 +57,21 @@ def count_findings(best, verdict: CaseVerdict, query: R2R | None) -> list[tuple[
     if query is None:
         return []
     n, m = window.count, window.slide
+    found = []  # every hypothesis that reproduces the output: a case that cannot tell two apart says both
+    other = "triple" if best.profile.count_unit == "element" else "element"
+    if verdict.explains(query, replace(best.profile, count_unit=other)):
+        found.append(f"when the window counts {other}s, not {best.profile.count_unit}s as the engine declares "
+                     "(count_unit)")
     tries = [(n + d, m) for d in (-1, 1)] + [(n, m + d) for d in (-1, 1)] + [(n + d, m + d) for d in (-1, 1)]
     for count, slide in tries:
         if count >= 1 and slide >= 1 and verdict.explains(query, best.profile, CountWindowSpec(count, slide)):
-            return [("count", f"the whole output is exactly the oracle's for count windows of {count} sliding by "
-                              f"{slide}, not {n} sliding by {m}: an off-by-one in the engine's count?")]
-    other = "triple" if best.profile.count_unit == "element" else "element"
-    if verdict.explains(query, replace(best.profile, count_unit=other)):
-        return [("count", f"the whole output is exactly the oracle's when the window counts {other}s, not "
-                          f"{best.profile.count_unit}s as the engine declares")]
-    return []
+            found.append(f"for count windows of {count} sliding by {slide}, not {n} sliding by {m} (an off-by-one "
+                         "in the engine's count?)")
+            break
+    if not found:
+        return []
+    return [("count", "the whole output is exactly the oracle's " + ", and ".join(found)
+             + (" (this case cannot tell them apart)" if len(found) > 1 else ""))]
 
 
 WHOLE = "the whole output is exactly the oracle's for "

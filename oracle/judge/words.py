@@ -12,6 +12,18 @@ def span(report) -> str:
     return f"[{report.opening}, {report.closing})"
 
 
+#: the reasons of expected reports made at fixed instants (several windows, time-annotated data)
+INSTANTS = ("evaluation-instant", "validity")
+
+
+def place(report) -> str:
+    """Where an expected report is, in words: its window, or for the kinds judged at fixed instants
+    (several windows, time-annotated data: no single window's borders) the evaluation instant."""
+    if report.reason in INSTANTS:
+        return f"the evaluation at t={report.tau}"
+    return f"window {span(report)}"
+
+
 #: findings about the whole output stream, not counted per window
 WHOLE_OUTPUT = ("drift", "width", "clock-drift", "count", "closed-end", "keeps-old-versions", "one-window", "every-close",
                 "shared-count", "any-close", "unmerged")
@@ -45,7 +57,7 @@ def reason(verdict: CaseVerdict) -> str:
     counts = {s: sum(w.status == s for w in bad) for s in (MISMATCH, MISSING, EXTRA)}
     summary = ", ".join(f"{n} {s.lower()}" for s, n in counts.items() if n)
     detail = first.diagnostics[0] if first.diagnostics else first.status
-    where = f"window {span(first.expected)}: " if first.expected is not None else ""
+    where = f"{place(first.expected)}: " if first.expected is not None else ""
     pattern = f" — pattern: {findings_text(verdict.findings)}" if verdict.findings else ""
     head = f"by {verdict.context['fixed']}" if verdict.context.get("fixed") else f"best t0={best.t0}"
     return f"{head}: {summary} of {len(best.windows)} reports{pattern}{notes}; first: {where}{detail}"
