@@ -9,7 +9,8 @@ passes checks, each bounded by ``--check-timeout``, never the product of the dim
 with the other dimensions found, the most specific of a fixed t0, ``aligned`` (windows closing at multiples
 of the slide) and ``any`` that explains as many cases as ``any`` does.  The case's own fixed semantics stay
 (an engine told its window borders is not asked about them), except the R2S operator, which is asked as
-executed.  Large-stream cases and the syntax family are left out unless named with ``-k``.
+executed.  Large-stream cases, streams of more than :data:`MAX_ELEMENTS` elements and the syntax family are
+left out unless named with ``-k``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ from oracle.model import CountWindowSpec, MultiWindowSpec, WindowSpec
 
 PASSES = 3
 AS_ASKED = "as asked"
+#: streams longer than this are left out unless -k names the case: each is judged ~30 times per pass, and
+#: every answered case's stream is held until the search ends (memory and time stay bounded)
+MAX_ELEMENTS = 5000
 
 
 @dataclass(frozen=True)
@@ -194,8 +198,10 @@ class Search:
         return [r.case.id for r in (cases or self.ran) if self.explains(r, values, t0)]
 
 
-def run_engine(adapter, info: EngineInfo, cases: list[Case], timeout: float, data_root, say) -> tuple[list[Ran], dict]:
-    """Each case run once; the ones the engine does not answer are set aside with the reason."""
+def run_engine(adapter, info: EngineInfo, cases: list[Case], timeout: float, data_root, say,
+               max_elements: int | None = MAX_ELEMENTS) -> tuple[list[Ran], dict]:
+    """Each case run once; the ones the engine does not answer are set aside with the reason (and, with
+    ``max_elements``, those whose stream is longer)."""
     ran, not_run = [], {}
     for case in cases:
         lacking = sorted(set(case.capabilities) - set(info.capabilities))
@@ -210,6 +216,10 @@ def run_engine(adapter, info: EngineInfo, cases: list[Case], timeout: float, dat
             continue
         except Exception as exc:  # noqa: BLE001 - a case the kit cannot send is set aside, with the reason
             not_run[case.id] = f"not sent: {exc}"
+            continue
+        if max_elements is not None and len(stream.elements) > max_elements:
+            not_run[case.id] = (f"left out: {len(stream.elements):,} stream elements, more than {max_elements:,} "
+                                "(name it with -k to include it)")
             continue
         say(f"running {case.id}")
         reports, failure = call_engine(adapter, request, timeout)
@@ -287,7 +297,7 @@ def run(spec: str, options: dict, cases_root: Path, pattern: list[str], timeout:
                  if (any(p in c.id for p in pattern) if pattern
                      else c.family != "syntax" and "large-stream" not in c.capabilities)]
         say = (lambda line: print(f"  {line}", file=sys.stderr)) if out is sys.stdout else (lambda _: None)
-        ran, not_run = run_engine(adapter, info, cases, timeout, data_root, say)
+        ran, not_run = run_engine(adapter, info, cases, timeout, data_root, say, None if pattern else MAX_ELEMENTS)
     finally:
         getattr(adapter, "close", lambda: None)()
     search = Search(info, ran, check_timeout)

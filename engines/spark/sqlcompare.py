@@ -15,8 +15,8 @@ from __future__ import annotations
 from rdflib.namespace import XSD
 
 from engines.contract import Unsupported
-from engines.spark.sqlnumbers import DECIMAL, NO_EXACT, numeric
-from engines.spark.sqlterms import Value, as_num, as_term, literal_lexical, refuse, sql_string, typed_literal
+from engines.spark.sqlnumbers import DECIMAL, NO_EXACT, bind_nums, numeric
+from engines.spark.sqlterms import Value, as_num, as_term, let, literal_lexical, refuse, sql_string, typed_literal
 
 TEMPORAL = [str(x) for x in (XSD.dateTime, XSD.date, XSD.time, XSD.dateTimeStamp, XSD.gYear, XSD.gYearMonth,
                              XSD.gMonth, XSD.gMonthDay, XSD.gDay, XSD.duration, XSD.dayTimeDuration,
@@ -71,7 +71,14 @@ def _date_times(sign: str, ta: str, tb: str) -> str:
 def compare(op: str, a: Value, b: Value) -> Value:
     """``a op b`` for op one of = != < > <= >=, as a boolean Value (null: a type error)."""
     if "num" in (a.kind, b.kind):
-        return _numbers(op, a, b)
+        return Value("bool", bind_nums(a, lambda x: bind_nums(b, lambda y: _numbers(op, x, y).sql)))
+    if a.kind == "term" and b.kind == "term":  # each side is read some 30 times: bound once if long
+        return Value("bool", let(a.sql, lambda x: let(b.sql, lambda y: _terms(op, Value("term", x), Value("term", y)))))
+    return Value("bool", _terms(op, a, b))
+
+
+def _terms(op: str, a: Value, b: Value) -> str:
+    """SQL of ``a op b`` for two terms (or a term and a boolean)."""
     ta, tb = as_term(a), as_term(b)
     la, lb = literal_lexical(ta), literal_lexical(tb)
     na = as_num(a) if a.kind != "bool" else "CAST(NULL AS DOUBLE)"
@@ -87,12 +94,12 @@ def compare(op: str, a: Value, b: Value) -> Value:
                  f" THEN true END {temporal}"
                  f" WHEN startswith({ta}, '\"') AND startswith({tb}, '\"') THEN CAST(NULL AS BOOLEAN)"
                  f" WHEN ({ta}) IS NULL OR ({tb}) IS NULL THEN CAST(NULL AS BOOLEAN) ELSE false END")
-        return Value("bool", f"(NOT ({equal}))" if op == "!=" else f"({equal})")
+        return f"(NOT ({equal}))" if op == "!=" else f"({equal})"
     # ordering: simple literals by their lexical forms (an escape in one would order by its escaped text:
     # refused), numbers, booleans; anything else a type error
     strings = (f"WHEN {_simple(ta)} AND {_simple(tb)} THEN CASE WHEN contains({ta}, chr(92)) OR contains({tb}, chr(92))"
                f" THEN {refuse('ordering strings that hold an escaped character')} ELSE ({la}) {sign} ({lb}) END")
-    return Value("bool", f"(CASE {numeric} {strings} {booleans} {temporal} ELSE CAST(NULL AS BOOLEAN) END)")
+    return f"(CASE {numeric} {strings} {booleans} {temporal} ELSE CAST(NULL AS BOOLEAN) END)"
 
 
 def _numbers(op: str, a: Value, b: Value) -> Value:

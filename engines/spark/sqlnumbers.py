@@ -18,7 +18,7 @@ from rdflib import Literal
 from rdflib.namespace import XSD
 
 from engines.contract import Unsupported
-from engines.spark.sqlterms import Value, double, n3, number, refuse, sql_string, typed_literal
+from engines.spark.sqlterms import INLINE, Value, double, let, n3, number, refuse, sql_string, typed_literal
 
 INTEGER, DECIMAL, FLOAT, DOUBLE = 0, 1, 2, 3
 EXACT = "DECIMAL(38,18)"
@@ -29,7 +29,7 @@ INTEGERS = [str(x) for x in (XSD.integer, XSD.int, XSD.long, XSD.short, XSD.byte
 TYPE_NAMES = {INTEGER: XSD.integer, DECIMAL: XSD.decimal, FLOAT: XSD.float, DOUBLE: XSD.double}
 
 
-def _num(value: str, code: str, exact: str | None) -> Value:
+def typed_number(value: str, code: str, exact: str | None) -> Value:
     """A typed computed number, with the term it makes (:func:`term_of`)."""
     v = Value("num", value, code, exact)
     v.text = term_of(v)
@@ -50,13 +50,13 @@ def numeric(v: Value) -> Value:
     if v.kind == "num" and v.dtype is not None:
         return v
     if v.kind == "num":  # a double computed elsewhere
-        return _num(v.sql, str(DOUBLE), None)
+        return typed_number(v.sql, str(DOUBLE), None)
     if v.kind != "term":
         raise Unsupported("a boolean used as a number")
     code = type_code(v.sql)
     _, lex, _ = typed_literal(v.sql)
     value = number(v.sql)
-    return _num(value, code, f"CASE WHEN ({code}) <= {DECIMAL} THEN try_cast({lex} AS {EXACT}) END")
+    return typed_number(value, code, f"CASE WHEN ({code}) <= {DECIMAL} THEN try_cast({lex} AS {EXACT}) END")
 
 
 def constant(term: Literal) -> Value | None:
@@ -78,19 +78,49 @@ def constant(term: Literal) -> Value | None:
 
 def negate(v: Value) -> Value:
     n = numeric(v)
-    return _num(f"(- ({n.sql}))", n.dtype, f"(- ({n.exact}))" if n.exact else None)
+    return typed_number(f"(- ({n.sql}))", n.dtype, f"(- ({n.exact}))" if n.exact else None)
+
+
+def bind_nums(v: Value, body) -> str:
+    """SQL: ``body`` of ``v`` with a long computed number's value, type and exact value bound once (one
+    struct, :func:`~engines.spark.sqlterms.let`), a long term bound as it is; a short one is passed as it is."""
+    if v.kind == "term":
+        return let(v.sql, lambda x: body(Value("term", x)))
+    if v.kind != "num" or v.dtype is None:
+        return body(v)
+    struct = f"named_struct('v', {v.sql}, 'd', {v.dtype}, 'e', {v.exact or NO_EXACT})"
+    if len(struct) <= INLINE:
+        return body(v)
+    return let(struct, lambda x: body(Value("num", f"{x}.v", f"{x}.d", f"{x}.e")))
 
 
 def arithmetic(op: str, a: Value, b: Value) -> Value:
-    """``a op b`` for op one of + - * /, typed as XPath promotes (see the module's docstring)."""
+    """``a op b`` for op one of + - * /, typed as XPath promotes (see the module's docstring); long operands
+    are bound once per part of the result (:func:`bind_nums`)."""
     a, b = numeric(a), numeric(b)
+    parts = [bind_nums(a, lambda x: bind_nums(b, lambda y: part(op, x, y))) for part in (_value, _code, _exact)]
+    return typed_number(parts[0], parts[1], parts[2])
+
+
+def _code(op: str, a: Value, b: Value) -> str:
     both = f"({a.dtype}) IS NOT NULL AND ({b.dtype}) IS NOT NULL"
     floor = f", {DECIMAL}" if op == "/" else ""
-    code = f"CASE WHEN {both} THEN greatest({a.dtype}, {b.dtype}{floor}) END"
+    return f"CASE WHEN {both} THEN greatest({a.dtype}, {b.dtype}{floor}) END"
+
+
+def _value(op: str, a: Value, b: Value) -> str:
+    code = _code(op, a, b)
     if op == "/":
         as_double = f"CASE WHEN ({b.sql}) != 0 THEN ({a.sql}) / ({b.sql}) END"
     else:
         as_double = f"(({a.sql}) {op} ({b.sql}))"
+    double_ = (f"CASE WHEN ({b.sql}) = 0 THEN {refuse('a float or double divided by zero (INF and NaN are not compiled)')}"
+               f" ELSE {as_double} END") if op == "/" else as_double
+    return f"CASE WHEN ({code}) >= {FLOAT} THEN {double_} ELSE {as_double} END"
+
+
+def _exact(op: str, a: Value, b: Value) -> str:
+    code = _code(op, a, b)
     ea, eb = a.exact or NO_EXACT, b.exact or NO_EXACT
     if op in ("+", "-"):
         exact = f"(({ea}) {op} ({eb}))"
@@ -102,10 +132,7 @@ def arithmetic(op: str, a: Value, b: Value) -> Value:
         exact = (f"CASE WHEN ({eb}) = 0 THEN NULL"  # division by zero: an error
                  f" WHEN ({b.dtype}) != {INTEGER} THEN {refuse('dividing by an xsd:decimal value')}"
                  f" ELSE {_exact_quotient(ea, eb, 'a decimal quotient')} END")
-    double_ = (f"CASE WHEN ({b.sql}) = 0 THEN {refuse('a float or double divided by zero (INF and NaN are not compiled)')}"
-               f" ELSE {as_double} END") if op == "/" else as_double
-    value = f"CASE WHEN ({code}) >= {FLOAT} THEN {double_} ELSE {as_double} END"
-    return _num(value, code, f"CASE WHEN ({code}) <= {DECIMAL} THEN {exact} END")
+    return f"CASE WHEN ({code}) <= {DECIMAL} THEN {exact} END"
 
 
 def _exact_quotient(dividend: str, divisor: str, what: str) -> str:
@@ -173,4 +200,4 @@ def total(columns: list[str], average: bool) -> Value:
         result, as_double = _exact_quotient(exact_sum, f"count({t})", "a decimal mean"), f"avg({value})"
     else:
         result, as_double = exact_sum, f"sum({value})"
-    return _num(as_double, code, f"CASE WHEN ({code}) <= {DECIMAL} THEN {result} END")
+    return typed_number(as_double, code, f"CASE WHEN ({code}) <= {DECIMAL} THEN {result} END")

@@ -5,6 +5,7 @@ Spark SQL expressions."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -75,6 +76,23 @@ def plain_strings(column: str) -> str:
     terms read from text by Spark)."""
     return (f"CASE WHEN endswith({column}, {sql_string(STRING_SUFFIX)}) THEN substr({column}, 1, "
             f"length({column}) - {len(STRING_SUFFIX) - 1}) ELSE {column} END")
+
+
+_LETS = itertools.count()
+#: shorter SQL is written inline where it is used: a lambda runs without code generation, and the hot paths
+#: (a FILTER on a column, arithmetic over two columns) stay as they were
+INLINE = 1000
+
+
+def let(sql: str, body) -> str:
+    """SQL: ``body(name)`` with ``name`` bound to the value of ``sql``, computed once (a lambda over a
+    one-element array).  Functions and comparisons read their argument many times (its datatype, lexical
+    form, tag): written inline, nested calls made SQL texts that grew by a factor per level (a cast inside
+    DATATYPE inside = was 1.7 MB, and Spark analysed it for minutes).  Short SQL is used as it is."""
+    if len(sql) <= INLINE:
+        return body(sql)
+    name = f"__x{next(_LETS)}"
+    return f"transform(array({sql}), {name} -> {body(name)})[0]"
 
 
 def sql_string(text: str) -> str:

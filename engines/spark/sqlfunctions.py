@@ -1,0 +1,345 @@
+"""SPARQL's built-in functions and XSD casts (SPARQL 1.1 §17.4, §17.5) as Spark SQL over N-Triples terms.
+
+Each takes compiled arguments (:class:`~engines.spark.sqlterms.Value`) and gives one; a type error is null,
+as everywhere in the engine (a FILTER drops it, a BIND leaves the variable unbound).  String functions
+take string literals (simple, xsd:string — written as simple — or language-tagged) and keep the first
+argument's language tag where the spec says so; a typed literal of another type, an IRI or a blank node is
+a type error.  Casts follow XPath's casting table for the types SPARQL names (xsd:string, integer,
+decimal, double, float, boolean, dateTime), from strings by their lexical form, from numbers by value.
+Not here: BNODE, UUID/STRUUID, NOW, RAND, REPLACE with a pattern that is not a constant, relative IRI
+resolution (refused by name).
+"""
+
+from __future__ import annotations
+
+from rdflib import RDF
+from rdflib.namespace import XSD
+
+from engines.contract import Unsupported
+from engines.spark.sqlnumbers import DECIMAL, DOUBLE, FLOAT, INTEGER, numeric, typed_number
+from engines.spark.sqlterms import (
+    Value,
+    as_bool,
+    as_num,
+    as_term,
+    double_literal,
+    effective_boolean_value,
+    let,
+    lexical,
+    literal_lexical,
+    refuse,
+    sql_string,
+    typed_literal,
+)
+
+_LANG_TAG = sql_string('"(@[A-Za-z0-9-]+)$')
+_TAG = sql_string('"@([A-Za-z0-9-]+)$')
+_INTEGER = sql_string(r"^[+-]?[0-9]+$")
+_DECIMAL = sql_string(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$")
+_DOUBLE = sql_string(r"^[+-]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|INF)$|^NaN$")
+_DATETIME = sql_string(r"^-?[0-9]{4,}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?$")
+
+
+def _string(c: str) -> str:
+    """SQL: whether the term is a string literal (simple, or language-tagged)."""
+    return f"(startswith({c}, '\"') AND (endswith({c}, '\"') OR {c} RLIKE {_LANG_TAG}))"
+
+
+def _simple(c: str) -> str:
+    return f"(startswith({c}, '\"') AND endswith({c}, '\"'))"
+
+
+def _suffix(c: str) -> str:
+    """SQL: a string literal's language tag with its @ ('' for a simple literal)."""
+    return f"regexp_extract({c}, {_LANG_TAG}, 1)"
+
+
+def escaped(text: str) -> str:
+    """SQL: a string written as an N-Triples lexical form (the inverse of :func:`sqlterms.unescaped`)."""
+    out = f"replace({text}, {sql_string(chr(92))}, {sql_string(chr(92) * 2)})"
+    for char, escape in (('"', '\\"'), ("\n", "\\n"), ("\r", "\\r")):
+        out = f"replace({out}, {sql_string(char)}, {sql_string(escape)})"
+    return out
+
+
+def _literal(text: str, suffix: str = "''") -> Value:
+    """A literal of ``text`` (null when it is: concat of a null is null) with ``suffix`` (a tag or '')."""
+    return Value("term", f"concat('\"', {escaped(text)}, '\"', {suffix})")
+
+
+def _typed(lex: str, datatype) -> Value:
+    return Value("term", f"concat('\"', {lex}, '\"^^<{datatype}>')")
+
+
+def _on(v: Value, body) -> str:
+    """SQL: ``body`` of the argument's term, bound once (:func:`~engines.spark.sqlterms.let`)."""
+    return let(as_term(v), body)
+
+
+def _when(condition: str, value: str) -> str:
+    return f"CASE WHEN {condition} THEN {value} END"
+
+
+def datatype(v: Value) -> Value:
+    """DATATYPE: a typed literal's datatype, rdf:langString for a tagged one, xsd:string for a simple one;
+    a computed number's type."""
+    if v.kind == "bool":
+        return Value("term", f"'<{XSD.boolean}>'")
+    if v.kind == "num":
+        names = {INTEGER: XSD.integer, DECIMAL: XSD.decimal, FLOAT: XSD.float, DOUBLE: XSD.double}
+        cases = " ".join(f"WHEN {code} THEN '<{iri}>'" for code, iri in names.items())
+        return Value("term", f"CASE {numeric(v).dtype} {cases} END")
+
+    def of(c):
+        typed, _, dt = typed_literal(c)
+        return (f"CASE WHEN {typed} THEN concat('<', {dt}, '>') WHEN {_simple(c)} THEN '<{XSD.string}>'"
+                f" WHEN {_string(c)} THEN '<{RDF.langString}>' END")
+    return Value("term", _on(v, of))
+
+
+def lang(v: Value) -> Value:
+    return Value("term", _on(v, lambda c: f"CASE WHEN startswith({c}, '\"') THEN concat('\"', "
+                                          f"regexp_extract({c}, {_TAG}, 1), '\"') END"))
+
+
+def langmatches(tag: Value, range_: Value) -> Value:
+    def test(t, r):
+        return (f"CASE WHEN {t} IS NULL OR {r} IS NULL THEN NULL WHEN {r} = '*' THEN {t} != ''"
+                f" ELSE {t} = {r} OR startswith({t}, concat({r}, '-')) END")
+    return Value("bool", let(f"lower({literal_lexical(as_term(tag))})", lambda t: let(
+        f"lower({literal_lexical(as_term(range_))})", lambda r: test(t, r))))
+
+
+def same_term(a: Value, b: Value) -> Value:
+    return Value("bool", f"(({as_term(a)}) = ({as_term(b)}))")
+
+
+def is_blank(v: Value) -> Value:
+    return Value("bool", f"startswith({as_term(v)}, '_:')")
+
+
+def strlen(v: Value) -> Value:
+    return Value("term", _on(v, lambda c: _typed(_when(_string(c), f"CAST(char_length({literal_lexical(c)}) AS STRING)"),
+                                                 XSD.integer).sql))
+
+
+def case_of(v: Value, upper: bool) -> Value:
+    return Value("term", _on(v, lambda c: _literal(
+        _when(_string(c), f"{'upper' if upper else 'lower'}({literal_lexical(c)})"), _suffix(c)).sql))
+
+
+def concat(args: list[Value]) -> Value:
+    """CONCAT: the lexical forms joined; the common language tag if every argument has the same, else none."""
+    if not args:
+        return Value("term", "'\"\"'")
+    terms = [as_term(a) for a in args]
+    ok = " AND ".join(_string(c) for c in terms)
+    joined = f"concat({', '.join(literal_lexical(c) for c in terms)})"
+    same = " AND ".join(f"{_suffix(terms[0])} = {_suffix(c)}" for c in terms[1:]) or "true"
+    return _literal(_when(ok, joined), f"CASE WHEN {same} THEN {_suffix(terms[0])} ELSE '' END")
+
+
+def substr(text: Value, start: Value, length: Value | None) -> Value:
+    """SUBSTR (XPath fn:substring): the characters at positions p, round(start) ≤ p < round(start) + round(length)."""
+    def cut(c, st):
+        lex = literal_lexical(c)
+        if length is None:
+            part = f"substring({lex}, greatest({st}, 1))"
+        else:
+            end = f"({st} + CAST(round({as_num(length)}) AS INT))"
+            part = (f"CASE WHEN {end} <= greatest({st}, 1) THEN '' ELSE substring({lex}, greatest({st}, 1), "
+                    f"{end} - greatest({st}, 1)) END")
+        return _literal(_when(f"{_string(c)} AND {st} IS NOT NULL", part), _suffix(c)).sql
+    return Value("term", _on(text, lambda c: let(f"CAST(round({as_num(start)}) AS INT)", lambda st: cut(c, st))))
+
+
+def _compatible(a: str, b: str) -> str:
+    """Two string literals a function may take together: the second simple, or tagged like the first."""
+    return f"({_string(a)} AND {_string(b)} AND ({_suffix(b)} = '' OR {_suffix(b)} = {_suffix(a)}))"
+
+
+def string_test(name: str, a: Value, b: Value) -> Value:
+    def test(x, y):
+        la, lb = literal_lexical(x), literal_lexical(y)
+        return _when(_compatible(x, y), {"STRSTARTS": f"startswith({la}, {lb})", "STRENDS": f"endswith({la}, {lb})",
+                                         "CONTAINS": f"contains({la}, {lb})"}[name])
+    return Value("bool", _on(a, lambda x: _on(b, lambda y: test(x, y))))
+
+
+def before_after(name: str, a: Value, b: Value) -> Value:
+    """STRBEFORE / STRAFTER: the text before / after the first match, keeping the first argument's tag;
+    no match: the empty simple literal."""
+    def split(x, y):
+        la, lb = literal_lexical(x), literal_lexical(y)
+        at = f"locate({lb}, {la})"
+        part = f"substring({la}, 1, {at} - 1)" if name == "STRBEFORE" else f"substring({la}, {at} + length({lb}))"
+        found = _literal(part, _suffix(x)).sql
+        return f"CASE WHEN NOT {_compatible(x, y)} THEN NULL WHEN {at} = 0 THEN '\"\"' ELSE {found} END"
+    return Value("term", _on(a, lambda x: _on(b, lambda y: split(x, y))))
+
+
+def coalesce(args: list[Value]) -> Value:
+    """COALESCE: the first argument without an error; none (COALESCE()): an error."""
+    if not args:
+        return Value("term", "CAST(NULL AS STRING)")
+    return Value("term", f"coalesce({', '.join(as_term(a) for a in args)})")
+
+
+def if_(condition: Value, then: Value, otherwise: Value) -> Value:
+    cond = as_bool(condition)
+    return Value("term", f"CASE WHEN ({cond}) IS NULL THEN NULL WHEN {cond} THEN {as_term(then)} ELSE {as_term(otherwise)} END")
+
+
+HASHES = {"MD5": "md5({})", "SHA1": "sha1({})", "SHA256": "sha2({}, 256)", "SHA384": "sha2({}, 384)",
+          "SHA512": "sha2({}, 512)"}
+
+
+def digest(name: str, v: Value) -> Value:
+    """MD5 / SHA*: of a simple literal's UTF-8 bytes, as lower-case hex."""
+    return Value("term", _on(v, lambda c: _literal(_when(_simple(c), HASHES[name].format(literal_lexical(c)))).sql))
+
+
+def encode_for_uri(v: Value) -> Value:
+    """ENCODE_FOR_URI: every character but RFC 3986's unreserved ones percent-encoded (Java's URL encoder
+    writes a space as +, leaves * and encodes ~: put right)."""
+    def encode(c):
+        encoded = f"replace(replace(replace(url_encode({literal_lexical(c)}), '+', '%20'), '*', '%2A'), '%7E', '~')"
+        return _literal(_when(_string(c), encoded)).sql
+    return Value("term", _on(v, encode))
+
+
+def iri(v: Value) -> Value:
+    """IRI / URI of an IRI (itself) or a simple literal holding an absolute IRI (relative ones are refused:
+    no base here)."""
+    def make(c):
+        text = literal_lexical(c)
+        return (f"CASE WHEN startswith({c}, '<') THEN {c} WHEN {_simple(c)} AND {text} RLIKE "
+                f"{sql_string('^[A-Za-z][A-Za-z0-9+.-]*:')} THEN concat('<', {text}, '>')"
+                f" WHEN {_simple(c)} THEN {refuse('IRI() of a relative reference (no base IRI is kept)')} END")
+    return Value("term", _on(v, make))
+
+
+def strdt(lex: Value, dt: Value) -> Value:
+    """STRDT: a simple literal's lexical form with an IRI as its datatype (xsd:string: the simple literal)."""
+    def make(c, d):
+        iri = f"substr({d}, 2, length({d}) - 2)"
+        return (f"CASE WHEN {_simple(c)} AND startswith({d}, '<') THEN CASE WHEN {iri} = '{XSD.string}' THEN {c}"
+                f" ELSE concat({c}, '^^', {d}) END END")
+    return Value("term", _on(lex, lambda c: _on(dt, lambda d: make(c, d))))
+
+
+def strlang(lex: Value, tag: Value) -> Value:
+    """STRLANG: a simple literal's lexical form with a language tag (written in lower case, as every tag)."""
+    return Value("term", _on(lex, lambda c: _on(tag, lambda t: (
+        f"CASE WHEN {_simple(c)} AND {_simple(t)} AND {literal_lexical(t)} RLIKE '^[A-Za-z]+(-[A-Za-z0-9]+)*$'"
+        f" THEN concat({c}, '@', lower({literal_lexical(t)})) END"))))
+
+
+def replace_(text: Value, pattern: str, replacement: str, flags: str) -> Value:
+    """REPLACE with a constant pattern, replacement and flags (XPath's are Java's: $1 and \\ alike);
+    the first argument's tag is kept."""
+    inline = f"(?{flags})" if flags else ""
+    return Value("term", _on(text, lambda c: _literal(_when(_string(c), f"regexp_replace({literal_lexical(c)}, "
+                                                              f"{sql_string(inline + pattern)}, {sql_string(replacement)})"),
+                                                      _suffix(c)).sql))
+
+
+def rounding(name: str, v: Value) -> Value:
+    """ABS, CEIL, FLOOR, ROUND of a number, of its own type (ROUND: half up, towards positive infinity)."""
+    n = numeric(v)
+    f = {"ABS": "abs({})", "CEIL": "ceil({})", "FLOOR": "floor({})", "ROUND": "floor({} + 0.5)"}[name]
+    exact = f"CAST({f.format(n.exact)} AS DECIMAL(38,18))" if n.exact else None
+    return typed_number(f"CAST({f.format(n.sql)} AS DOUBLE)", n.dtype, exact)
+
+
+_DATE = sql_string(r"^(-?[0-9]{4,})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2}(\.[0-9]+)?)(Z|[+-][0-9]{2}:[0-9]{2})?$")
+
+
+def date_part(name: str, v: Value) -> Value:
+    """YEAR … SECONDS, TZ and TIMEZONE of an xsd:dateTime literal, read off its lexical form."""
+    def part(c):
+        typed, lex, dt = typed_literal(c)
+        ok = f"({typed} AND {dt} = '{XSD.dateTime}' AND {lex} RLIKE {_DATE})"
+        group = {"YEAR": 1, "MONTH": 2, "DAY": 3, "HOURS": 4, "MINUTES": 5, "SECONDS": 6, "TZ": 8, "TIMEZONE": 8}[name]
+        got = f"regexp_extract({lex}, {_DATE}, {group})"
+        if name == "SECONDS":
+            return _when(ok, f"concat('\"', CAST(CAST({got} AS DECIMAL(38,18)) AS STRING), '\"^^<{XSD.decimal}>')")
+        if name == "TZ":
+            return _when(ok, f"concat('\"', {got}, '\"')")
+        if name == "TIMEZONE":  # a dayTimeDuration; none without a zone (an error)
+            hours, minutes = f"CAST(substr({got}, 2, 2) AS INT)", f"CAST(substr({got}, 5, 2) AS INT)"
+            duration = (f"CASE WHEN {got} = 'Z' THEN 'PT0S' ELSE concat(CASE WHEN startswith({got}, '-') THEN '-' ELSE '' END,"
+                        f" 'PT', CASE WHEN {hours} > 0 THEN concat({hours}, 'H') ELSE '' END,"
+                        f" CASE WHEN {minutes} > 0 THEN concat({minutes}, 'M') ELSE '' END,"
+                        f" CASE WHEN {hours} = 0 AND {minutes} = 0 THEN '0S' ELSE '' END) END")
+            return _when(f"{ok} AND {got} != ''", f"concat('\"', {duration}, '\"^^<{XSD.dayTimeDuration}>')")
+        return _when(ok, f"concat('\"', CAST(CAST({got} AS INT) AS STRING), '\"^^<{XSD.integer}>')")
+    return Value("term", _on(v, part))
+
+
+# -- casts --------------------------------------------------------------------------------------------
+def cast(target: str, v: Value) -> Value:
+    """An XSD constructor function: xsd:string, integer, decimal, double, float, boolean, dateTime."""
+    if target not in CASTS:
+        raise Unsupported(f"the function <{target}>")
+    return Value("term", _on(v, lambda c: _cast(target, c)))
+
+
+CASTS = [str(x) for x in (XSD.string, XSD.integer, XSD.decimal, XSD.double, XSD.float, XSD.boolean, XSD.dateTime)]
+
+
+def _double_string(x: str) -> str:
+    """SQL: XPath's canonical string of a double: without an exponent for 1e-6 ≤ |x| < 1e6 and zero ("0",
+    "0.5"), else in scientific notation ("1.0E7", as Java writes it); INF, -INF, NaN."""
+    plain = f"regexp_replace(CAST(CAST({x} AS DECIMAL(38,18)) AS STRING), '[.]?0+$', '')"
+    return (f"CASE WHEN isnan({x}) THEN 'NaN' WHEN {x} = CAST('inf' AS DOUBLE) THEN 'INF'"
+            f" WHEN {x} = CAST('-inf' AS DOUBLE) THEN '-INF'"
+            f" WHEN {x} = 0 THEN '0' WHEN abs({x}) >= 1e-6 AND abs({x}) < 1e6 THEN {plain}"
+            f" ELSE CAST({x} AS STRING) END")
+
+
+def _cast(target: str, c: str) -> str:
+    typed, lex, dt = typed_literal(c)
+    text = f"trim({literal_lexical(c)})"  # from a string: its lexical form, whitespace collapsed at the ends
+    from_string = f"({_simple(c)})"
+    n = numeric(Value("term", c))
+    is_num = f"(({n.dtype}) IS NOT NULL AND ({n.sql}) IS NOT NULL)"
+    boolean = f"(CASE WHEN {typed} AND {dt} = '{XSD.boolean}' THEN {effective_boolean_value(c)} END)"
+    if target == str(XSD.string):  # a boolean's or decimal's canonical form (XPath); other literals as written
+        decimal = f"regexp_replace(CAST({n.exact} AS STRING), '[.]?0+$', '')"
+        return (f"CASE WHEN ({boolean}) IS NOT NULL THEN CASE WHEN {boolean} THEN '\"true\"' ELSE '\"false\"' END"
+                f" WHEN {is_num} AND {n.dtype} = {DECIMAL} AND {n.exact} IS NOT NULL THEN concat('\"', {decimal}, '\"')"
+                f" WHEN {is_num} AND {n.dtype} >= {FLOAT} THEN concat('\"', {_double_string(n.sql)}, '\"')"
+                f" WHEN startswith({c}, '\"') OR startswith({c}, '<') THEN concat('\"', {lexical(c)}, '\"') END")
+    if target == str(XSD.integer):
+        value = (f"CASE WHEN {from_string} AND {text} RLIKE {_INTEGER} THEN CAST(try_cast({text} AS DECIMAL(38,0)) AS STRING)"
+                 f" WHEN {is_num} AND {n.dtype} <= {DECIMAL} THEN CAST(CASE WHEN {n.exact} >= 0 THEN floor({n.exact})"
+                 f" ELSE ceil({n.exact}) END AS STRING)"
+                 f" WHEN {is_num} AND NOT isnan({n.sql}) AND abs({n.sql}) < 9.2e18 THEN CAST(CAST({n.sql} AS BIGINT) AS STRING)"
+                 f" WHEN ({boolean}) IS NOT NULL THEN CASE WHEN {boolean} THEN '1' ELSE '0' END END")
+        return _typed(value, XSD.integer).sql
+    if target == str(XSD.decimal):
+        exact = (f"CASE WHEN {from_string} AND {text} RLIKE {_DECIMAL} THEN try_cast({text} AS DECIMAL(38,18))"
+                 f" WHEN {is_num} AND {n.dtype} <= {DECIMAL} THEN {n.exact}"
+                 f" WHEN {is_num} AND NOT isnan({n.sql}) AND abs({n.sql}) < 1e20 THEN try_cast({n.sql} AS DECIMAL(38,18))"
+                 f" WHEN ({boolean}) IS NOT NULL THEN CASE WHEN {boolean} THEN 1.0 ELSE 0.0 END END")
+        return let(f"CAST({exact} AS STRING)", lambda shown: _typed(
+            f"CASE WHEN contains({shown}, '.') THEN regexp_replace(regexp_replace({shown}, '0+$', ''), '[.]$', '.0')"
+            f" ELSE concat({shown}, '.0') END", XSD.decimal).sql)
+    if target in (str(XSD.double), str(XSD.float)):
+        number = (f"CASE WHEN {from_string} AND {text} RLIKE {_DOUBLE} THEN try_cast(replace({text}, 'INF', 'Infinity') AS DOUBLE)"
+                  f" WHEN {is_num} THEN {n.sql}"
+                  f" WHEN ({boolean}) IS NOT NULL THEN CASE WHEN {boolean} THEN 1.0D ELSE 0.0D END END")
+        term = let(number, double_literal)
+        return f"replace({term}, '{XSD.double}', '{XSD.float}')" if target == str(XSD.float) else term
+    if target == str(XSD.boolean):
+        value = (f"CASE WHEN {from_string} AND {text} IN ('true', '1') THEN 'true'"
+                 f" WHEN {from_string} AND {text} IN ('false', '0') THEN 'false'"
+                 f" WHEN {is_num} THEN CASE WHEN {n.sql} != 0 AND NOT isnan({n.sql}) THEN 'true' ELSE 'false' END"
+                 f" WHEN ({boolean}) IS NOT NULL THEN CASE WHEN {boolean} THEN 'true' ELSE 'false' END END")
+        return _typed(value, XSD.boolean).sql
+    if target == str(XSD.dateTime):
+        value = (f"CASE WHEN {from_string} AND {text} RLIKE {_DATETIME} THEN {text}"
+                 f" WHEN {typed} AND {dt} = '{XSD.dateTime}' THEN {lex} END")
+        return _typed(value, XSD.dateTime).sql
+    raise AssertionError(target)
