@@ -84,7 +84,7 @@ def generate(args) -> int:
 def check_adapter(args) -> int:
     if args.data_root:
         datapaths.set_data_root(args.data_root)
-    return checkadapter.check_adapter(args.engine, adapters.parse_options(args.engine_option), Path(args.cases), args.timeout, sys.stdout)
+    return checkadapter.check_adapter(args.engine, adapters.parse_options(args.engine_option), Path(args.cases), args.case_timeout, sys.stdout)
 
 
 def load_command(args) -> int:
@@ -277,7 +277,8 @@ def engine_commands(sub) -> None:
     p.add_argument("engine", help="as --engine: a name, path.py:Class, 'cmd:command line' or replay:manifest.yaml")
     p.add_argument("--engine-option", action="append", default=[], help="key=value, as for pytest")
     p.add_argument("--cases", default=str(datapaths.PROJECT / "cases"))
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per engine call (default 60)")
+    p.add_argument("--case-timeout", "--timeout", dest="case_timeout", type=float, default=300.0,
+                   help="seconds per case, as pytest's --case-timeout (default 300)")
     p.add_argument("--data-root", default=None)
     p.set_defaults(func=check_adapter)
 

@@ -120,3 +120,28 @@ def test_check_adapter_accepts_the_minimal_engine_and_pinpoints_a_broken_one(cap
     assert "is not JSON" in out and "log to stderr" in out and "edges.border: ERROR" in out
     code = cli.main(["check-adapter", f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} badinfo"])
     assert code == 1 and "'profile' is a required property" in capsys.readouterr().out
+
+
+def test_check_adapter_on_a_missing_script_says_the_kits_headline_then_the_engines_stderr(capsys):
+    """Issue 36 §7: for `cmd:node nosuch.js` it printed only node's stderr tail, headline cut off."""
+    from conformance import cli
+
+    if not shutil.which("node"):
+        pytest.skip("node is not installed")
+    assert cli.main(["check-adapter", "cmd:node nosuch-engine.js", "--case-timeout", "30"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    at = out.index("  FAIL  start and info()")
+    assert out[at + 1].strip().startswith("ProtocolError: the engine closed its stdout (exit code 1)")
+    assert out[at + 2].strip() == "--- the engine's stderr (end) ---"
+    assert any("Cannot find module" in line and line.strip().startswith("|") for line in out[at + 3:])
+
+
+def test_check_adapter_shows_a_fails_wrong_windows_without_pointing_at_a_report(capsys):
+    from conformance import cli
+
+    cli.main(["check-adapter", "engines/faults.py:NullEngine"])
+    out = capsys.readouterr().out
+    assert "see the report" not in out
+    # a FAIL is about semantics, not the adapter: a note, with its first wrong windows
+    assert "  note  edges.border: FAIL" in out and "  FAIL  edges.border" not in out
+    assert "MISSING: the oracle reports window [0, 10) at t=10 (1 solutions)" in out

@@ -13,7 +13,7 @@ from pathlib import Path
 from conformance import schema as schemas
 from conformance.corpus.cases import load_corpus
 from conformance.run import adapters
-from conformance.run.harness import EngineTimeout, call_with_timeout, request_for, run_case
+from conformance.run.harness import EngineTimeout, call_with_timeout, failure_text, request_for, run_case
 from engines.command import CommandEngine
 from engines.contract import DIALECTS, Unsupported
 from engines.dialects import variants
@@ -28,11 +28,17 @@ class Checklist:
     def ok(self, what: str) -> None:
         print(f"  ok    {what}", file=self.out)
 
-    def bad(self, what: str, detail: str = "") -> None:
+    def bad(self, what: str, detail: str = "", tail: str = "") -> None:
+        """A problem: what, the kit's words for it in full, then the end of the engine's stderr, labelled."""
         self.problems += 1
         print(f"  FAIL  {what}", file=self.out)
-        for line in detail.strip().splitlines()[-12:]:
+        for line in detail.strip().splitlines():
             print(f"          {line}", file=self.out)
+        lines = [line for line in tail.strip().splitlines() if line.strip()][-10:]
+        if lines:
+            print("          --- the engine's stderr (end) ---", file=self.out)
+            for line in lines:
+                print(f"          | {line}", file=self.out)
 
     def note(self, what: str) -> None:
         print(f"  note  {what}", file=self.out)
@@ -45,7 +51,7 @@ def check_adapter(spec: str, options: dict, cases_root: Path, timeout: float, ou
         adapter = adapters.build(spec, options)
         info = adapter.info()
     except Exception as exc:  # noqa: BLE001 - everything here is a finding to print
-        c.bad("start and info()", f"{type(exc).__name__}: {exc}\n{getattr(exc, 'stderr_tail', '') or ''}")
+        c.bad("start and info()", f"{type(exc).__name__}: {exc}", getattr(exc, "stderr_tail", "") or "")
         return 1
     _check_info(c, info)
     cases = [case for case in load_corpus(cases_root) if case.smoke]
@@ -55,9 +61,13 @@ def check_adapter(spec: str, options: dict, cases_root: Path, timeout: float, ou
         result = run_case(case, adapter, info, timeout=timeout, gracious=False)
         line = f"{case.id}: {result.verdict} in {result.seconds:.1f} s — {result.reason}"
         if result.verdict in ("ERROR", "TIMEOUT"):
-            c.bad(line, result.error or "")
+            trace, _, tail = (result.error or "").partition("--- engine stderr (tail) ---")
+            c.bad(line, trace, tail)
         elif result.verdict == "FAIL":
-            c.note(line + "  (the answer differs from the declared semantics: see the report, not a protocol problem)")
+            c.note(line + "  (the answer differs from the declared semantics, not a protocol problem; "
+                   f"`pytest conformance/ --engine ... -k {case.id.split('[')[0]}` shows every window)")
+            for text in failure_text(result, limit=2).splitlines()[1:7]:  # the first wrong windows, briefly
+                print(f"          {text}", file=c.out)
         else:
             c.ok(line)
         if isinstance(adapter, CommandEngine):  # stray output between answers is a protocol problem too
@@ -117,7 +127,7 @@ def _check_bad_query(c: Checklist, adapter, request, timeout: float) -> None:
     except Exception as exc:  # noqa: BLE001
         tail = getattr(exc, "stderr_tail", "")
         if "exit code" in str(exc) or "not JSON" in str(exc):
-            c.bad("a query that is not SPARQL", f"{exc}\n{tail}")
+            c.bad("a query that is not SPARQL", str(exc), tail)
         else:
             c.ok(f"a query that is not SPARQL is an error: {str(exc)[:160]}")
 
