@@ -2,14 +2,32 @@
 kit's schemas, :mod:`conformance.schema`, which are data)."""
 
 import ast
+import gc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def parse(text: str) -> ast.AST:
+    """``ast.parse``, robust to a CPython 3.11 fault: the AST constructor's recursion counter is shared
+    (CPython gh-106905), so a finalizer or another thread building a tree at the same moment makes it raise
+    "SystemError: AST constructor recursion depth mismatch" (seen once in CI, in a worker where earlier tests
+    had left threads and sockets behind).  The collector is held off, and a tree is built again once."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        try:
+            return ast.parse(text)
+        except SystemError:
+            return ast.parse(text)
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def imports(path: Path) -> set[str]:
     names = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
         elif isinstance(node, ast.Import):
@@ -63,7 +81,7 @@ def import_graph() -> dict[str, set[str]]:
     graph = {m: set() for m in paths}
     for m, path in paths.items():
         package = m if path.name == "__init__.py" else m.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -130,7 +148,7 @@ def test_imports_inside_functions_only_defer_an_optional_dependency_and_say_so()
                 continue
             text = path.read_text(encoding="utf-8")
             lines = text.splitlines()
-            for fn in ast.walk(ast.parse(text)):
+            for fn in ast.walk(parse(text)):
                 if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     continue
                 for node in ast.walk(fn):

@@ -16,20 +16,22 @@ from rdflib.namespace import XSD
 
 from engines.contract import Unsupported
 from engines.spark.sqlnumbers import DECIMAL, NO_EXACT, bind_nums, numeric
-from engines.spark.sqlterms import Value, as_num, as_term, let, literal_lexical, refuse, sql_string, typed_literal
+from engines.spark.sqlterms import (
+    Value,
+    as_num,
+    as_term,
+    let,
+    literal_lexical,
+    refuse,
+    simple_literal,
+    sql_string,
+    tagged_literal,
+    typed_literal,
+)
 
 TEMPORAL = [str(x) for x in (XSD.dateTime, XSD.date, XSD.time, XSD.dateTimeStamp, XSD.gYear, XSD.gYearMonth,
                              XSD.gMonth, XSD.gMonthDay, XSD.gDay, XSD.duration, XSD.dayTimeDuration,
                              XSD.yearMonthDuration)]
-
-
-def _simple(c: str) -> str:
-    return f"(startswith({c}, '\"') AND endswith({c}, '\"') AND length({c}) >= 2)"
-
-
-def _lang(c: str) -> str:
-    """A language-tagged literal: quoted, then ``@tag`` (a typed literal ends in ``>``, a simple one in a quote)."""
-    return f"(startswith({c}, '\"') AND NOT endswith({c}, '\"') AND NOT endswith({c}, '>'))"
 
 
 def _tag(c: str) -> str:
@@ -88,16 +90,16 @@ def _terms(op: str, a: Value, b: Value) -> str:
     booleans = f"WHEN ({_boolean(ta)}) IS NOT NULL AND ({_boolean(tb)}) IS NOT NULL THEN ({_boolean(ta)}) {sign} ({_boolean(tb)})"
     temporal = _date_times(sign, ta, tb)
     if sign == "=":
-        equal = (f"CASE {numeric} WHEN {_simple(ta)} AND {_simple(tb)} THEN ({ta}) = ({tb}) {booleans}"
+        equal = (f"CASE {numeric} WHEN {simple_literal(ta)} AND {simple_literal(tb)} THEN ({ta}) = ({tb}) {booleans}"
                  f" WHEN ({ta}) = ({tb}) THEN true"
-                 f" WHEN {_lang(ta)} AND {_lang(tb)} THEN CASE WHEN ({la}) = ({lb}) AND {_tag(ta)} = {_tag(tb)}"
+                 f" WHEN {tagged_literal(ta)} AND {tagged_literal(tb)} THEN CASE WHEN ({la}) = ({lb}) AND {_tag(ta)} = {_tag(tb)}"
                  f" THEN true END {temporal}"
                  f" WHEN startswith({ta}, '\"') AND startswith({tb}, '\"') THEN CAST(NULL AS BOOLEAN)"
                  f" WHEN ({ta}) IS NULL OR ({tb}) IS NULL THEN CAST(NULL AS BOOLEAN) ELSE false END")
         return f"(NOT ({equal}))" if op == "!=" else f"({equal})"
     # ordering: simple literals by their lexical forms (an escape in one would order by its escaped text:
     # refused), numbers, booleans; anything else a type error
-    strings = (f"WHEN {_simple(ta)} AND {_simple(tb)} THEN CASE WHEN contains({ta}, chr(92)) OR contains({tb}, chr(92))"
+    strings = (f"WHEN {simple_literal(ta)} AND {simple_literal(tb)} THEN CASE WHEN contains({ta}, chr(92)) OR contains({tb}, chr(92))"
                f" THEN {refuse('ordering strings that hold an escaped character')} ELSE ({la}) {sign} ({lb}) END")
     return f"(CASE {numeric} {strings} {booleans} {temporal} ELSE CAST(NULL AS BOOLEAN) END)"
 

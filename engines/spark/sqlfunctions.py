@@ -28,7 +28,9 @@ from engines.spark.sqlterms import (
     lexical,
     literal_lexical,
     refuse,
+    simple_literal,
     sql_string,
+    tagged_literal,
     typed_literal,
 )
 
@@ -42,11 +44,10 @@ _DATETIME = sql_string(r"^-?[0-9]{4,}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{
 
 def _string(c: str) -> str:
     """SQL: whether the term is a string literal (simple, or language-tagged)."""
-    return f"(startswith({c}, '\"') AND (endswith({c}, '\"') OR {c} RLIKE {_LANG_TAG}))"
+    return f"({simple_literal(c)} OR {tagged_literal(c)})"
 
 
-def _simple(c: str) -> str:
-    return f"(startswith({c}, '\"') AND endswith({c}, '\"'))"
+_simple = simple_literal
 
 
 def _suffix(c: str) -> str:

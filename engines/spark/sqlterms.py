@@ -159,6 +159,17 @@ class Relation:
                         self.nullable | {name})
 
 
+def simple_literal(c: str) -> str:
+    """SQL: whether the term is a simple literal (xsd:string ones are written so: :func:`n3`)."""
+    return f"(startswith({c}, '\"') AND endswith({c}, '\"') AND length({c}) >= 2)"
+
+
+def tagged_literal(c: str) -> str:
+    """SQL: whether the term is a language-tagged literal: quoted, then ``@tag`` (a typed literal ends in
+    ``>``, a simple one in a quote)."""
+    return f"(startswith({c}, '\"') AND NOT endswith({c}, '\"') AND NOT endswith({c}, '>'))"
+
+
 def typed_literal(c: str) -> tuple[str, str, str]:
     """SQL (is a typed literal, its lexical form, its datatype IRI) of a term ``"lex"^^<dt>``; the last
     two are meaningless unless the first holds.
