@@ -32,8 +32,12 @@ from conformance.run import reproduce as table2
 from conformance.site import pages as site
 from conformance.streams import convert
 from conformance.streams.generate import GeneratorError, check_params, write
+from engines import trace
 from engines.rspjs import versions
 from oracle.durations import parse_duration
+
+TRACE_HELP = ("write every protocol message between the kit and an engine process (cmd:…, rsp-js), both ways, "
+              "with times, to FILE as JSON Lines (docs/protocol.md, Tracing)")
 
 
 def lint(args) -> int:
@@ -84,7 +88,13 @@ def generate(args) -> int:
 def check_adapter(args) -> int:
     if args.data_root:
         datapaths.set_data_root(args.data_root)
-    return checkadapter.check_adapter(args.engine, adapters.parse_options(args.engine_option), Path(args.cases), args.case_timeout, sys.stdout)
+    if args.engine_trace:
+        try:
+            trace.start_file(args.engine_trace)
+        except ValueError as exc:
+            return _usage(str(exc))
+    return checkadapter.check_adapter(args.engine, adapters.parse_options(args.engine_option), Path(args.cases),
+                                      args.case_timeout, sys.stdout, trace=args.engine_trace)
 
 
 def load_command(args) -> int:
@@ -98,7 +108,10 @@ def load_command(args) -> int:
     if args.speed is not None:
         experiment = replace(experiment, speed=args.speed)
     try:
-        adapter = adapters.build(args.engine, adapters.parse_options(args.engine_option), experiment.timeout)
+        if args.engine_trace:
+            trace.start_file(args.engine_trace)
+        adapter = adapters.build(args.engine, adapters.parse_options(args.engine_option), experiment.timeout,
+                                 trace=args.engine_trace)
     except (ValueError, adapters.EngineUnavailable) as exc:
         return _usage(str(exc))
     if not hasattr(adapter, "live"):
@@ -280,6 +293,7 @@ def engine_commands(sub) -> None:
     p.add_argument("--case-timeout", "--timeout", dest="case_timeout", type=float, default=300.0,
                    help="seconds per case, as pytest's --case-timeout (default 300)")
     p.add_argument("--data-root", default=None)
+    p.add_argument("--engine-trace", metavar="FILE", help=TRACE_HELP)
     p.set_defaults(func=check_adapter)
 
     p = sub.add_parser("infer-profile", help="which semantics explain what an engine does: each profile dimension "
@@ -307,6 +321,7 @@ def engine_commands(sub) -> None:
     p.add_argument("--repeat", type=int, default=None, help="repetitions per load (overrides the config)")
     p.add_argument("--speed", type=float, default=None, help="application time per wall-clock time (overrides)")
     p.add_argument("--out", default="load-report", help="folder for load.json and the SVG pictures")
+    p.add_argument("--engine-trace", metavar="FILE", help=TRACE_HELP)
     p.add_argument("--cases", default=str(datapaths.PROJECT / "cases"))
     p.add_argument("--data-root", default=None)
     p.set_defaults(func=load_command)

@@ -25,6 +25,7 @@ from conformance.results import tables
 from conformance.run import expectations, report, signals
 from conformance.run.harness import CaseResult, run_case
 from conformance.run.session import Session
+from engines import trace
 from engines.process import kill_all
 from oracle.r2r.evaluators import EVALUATORS
 
@@ -34,7 +35,11 @@ KEY = "rspconf"
 def pytest_addoption(parser):
     group = parser.getgroup("rspconf", "RDF stream processing conformance")
     group.addoption("--engine", default="reference",
-                    help="engine to test: a registered name (see `rspconf engines`) or path/to/file.py:Class")
+                    help="engine to test: a registered name (reference, spark, rsp-js[@version]; `rspconf engines` lists "
+                         "them), 'cmd:<command line>' for an engine process speaking the JSON Lines protocol "
+                         "(docs/protocol.md), 'replay:<manifest.yaml>' for recorded outputs, 'study:<command line>' "
+                         "for a runner of the 2021 comparative study's interface, or path/to/file.py:Class for an "
+                         "in-process adapter (docs/adding-an-engine.md)")
     group.addoption("--engine-option", action="append", default=[], metavar="KEY=VALUE",
                     help="option passed to the engine adapter (repeatable)")
     group.addoption("--data-root", default=None,
@@ -60,6 +65,9 @@ def pytest_addoption(parser):
                          "time), threads[:N] (in process, every window of every candidate t0 on N threads, "
                          "default one per core), or spark (local[2], or spark:<master URL>): in Spark tasks, "
                          "each with Oxigraph in the Python worker (oracle/r2r/executors.py)")
+    group.addoption("--engine-trace", default=None, metavar="FILE",
+                    help="write every protocol message between the kit and an engine process (cmd:…, rsp-js), "
+                         "both ways, with times, to FILE as JSON Lines (docs/protocol.md, Tracing)")
     group.addoption("--load", default=None, metavar="EXPERIMENT",
                     help="a live load run instead of the corpus: one test per load of the experiment config "
                          "(e.g. docs/examples/load/quick.yaml), fed in wall-clock time (docs/load.md); not with -n")
@@ -81,6 +89,12 @@ def pytest_configure(config):
         if problem:
             raise pytest.UsageError(f"--report {report_path}: {problem}")
         Path(report_path).unlink(missing_ok=True)
+    trace_path = config.getoption("engine_trace", None)
+    if trace_path and not hasattr(config, "workerinput"):
+        try:
+            trace.start_file(trace_path)
+        except ValueError as exc:
+            raise pytest.UsageError(str(exc)) from None
     given = config.getoption("data_root", None)
     if given:
         if not Path(given).is_dir():

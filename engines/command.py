@@ -22,6 +22,7 @@ import conformance.schema as schemas
 from engines import jsonl
 from engines.contract import EngineInfo, LiveUnsupported, RunRequest, Unsupported
 from engines.process import MAX_LINE, EngineProcess, EngineProcessError, ProtocolError
+from engines.trace import Trace
 from oracle.model import ObservedReport
 
 PROTOCOL = 1
@@ -102,7 +103,9 @@ class CommandEngine:
     """An adapter for an engine process (see the module docstring)."""
 
     def __init__(self, command: str, cwd: str | None = None, start_timeout: float | str = START_TIMEOUT,
-                 expectations: str | None = None, max_line_mb: float | str | None = None):
+                 expectations: str | None = None, max_line_mb: float | str | None = None, trace: str | None = None):
+        """``trace``: a file to append every protocol line to, both ways (:mod:`engines.trace`;
+        ``--engine-trace FILE``)."""
         self.argv = shlex.split(command)
         self.max_line = int(float(max_line_mb) * 1024 * 1024) if max_line_mb is not None else MAX_LINE
         if self.max_line <= 0:
@@ -117,6 +120,7 @@ class CommandEngine:
         self.seq = 0
         self._lock = threading.Lock()
         self._notes: dict[str, list[str]] = {}
+        self.trace = Trace(trace) if trace else None
 
     def notes_for(self, case_id: str) -> list[str]:
         """What the kit saw of the engine around a case's run that is not in its answer (shown beside the verdict)."""
@@ -127,7 +131,7 @@ class CommandEngine:
         if self.process is not None and self.process.proc.poll() is None:
             return self.process
         try:
-            process = EngineProcess(self.argv, self.cwd, self.max_line)
+            process = EngineProcess(self.argv, self.cwd, self.max_line, trace=self.trace)
         except FileNotFoundError:
             raise ProtocolError(f"cannot start {self.argv[0]!r}: no such program (is it installed and on PATH?)") from None
         try:
@@ -219,6 +223,8 @@ class CommandEngine:
         if self.process is not None:
             self.process.stop()
             self.process = None
+        if self.trace is not None:
+            self.trace.close()
 
 
 class CommandLive:

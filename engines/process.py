@@ -85,15 +85,20 @@ class EngineProcess:
     """One running engine process: a stdout reader thread feeding a queue, a stderr ring buffer, an
     exit watcher."""
 
-    def __init__(self, argv: list[str], cwd: str | None = None, max_line: int = MAX_LINE, protocol: bool = True):
+    def __init__(self, argv: list[str], cwd: str | None = None, max_line: int = MAX_LINE, protocol: bool = True,
+                 trace=None):
         """``protocol=False``: an engine that speaks over sockets (:mod:`engines.study`): no stdin, and its
-        stdout is log like its stderr (one bounded ring for both)."""
+        stdout is log like its stderr (one bounded ring for both).  ``trace``: an :class:`engines.trace.Trace`
+        that records every line both ways."""
         self.token = uuid.uuid4().hex
+        self.trace = trace
         env = dict(os.environ, **{MARKER: self.token})
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE if protocol else subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE if protocol else subprocess.STDOUT,
                                      cwd=cwd, env=env, start_new_session=True)
         _LIVE.add(self)
+        if trace is not None:
+            trace.record(self.proc.pid, "started", argv=list(argv), **({"cwd": str(cwd)} if cwd else {}))
         self.max_line = max_line
         self.lines: queue.Queue = queue.Queue()
         self.stderr: deque[str] = deque(maxlen=200)
@@ -116,6 +121,8 @@ class EngineProcess:
             if not raw:
                 break
             number += 1
+            if self.trace is not None:
+                self.trace.received(self.proc.pid, raw[:self.max_line].decode("utf-8", "replace"))
             if len(raw) > self.max_line:
                 self.lines.put(_BadLine(
                     f"stdout line {number} is longer than {self.max_line:,} bytes (the bound on one protocol "
@@ -138,10 +145,15 @@ class EngineProcess:
                 return
             if not raw:
                 return
-            self.stderr.append(raw.decode("utf-8", "replace"))
+            text = raw.decode("utf-8", "replace")
+            self.stderr.append(text)
+            if self.trace is not None:
+                self.trace.record(self.proc.pid, "stderr", line=text.rstrip("\n"))
 
     def _watch_exit(self) -> None:
-        self.proc.wait()
+        code = self.proc.wait()
+        if self.trace is not None:
+            self.trace.record(self.proc.pid, "exited", code=code)
         self.lines.put(_EXITED)
 
     def tail(self) -> str:
@@ -159,6 +171,8 @@ class EngineProcess:
         return "".join(self.stderr)[-4000:]
 
     def send(self, message: dict) -> None:
+        if self.trace is not None:
+            self.trace.record(self.proc.pid, "sent", message=message)
         try:
             self.proc.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
             self.proc.stdin.flush()

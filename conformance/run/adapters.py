@@ -67,6 +67,17 @@ def _from_file(spec: str):
     return getattr(module, attr)
 
 
+def _is_process_engine(spec: str) -> bool:
+    """Whether a registered name (or file.py:Class) is an engine process (a :class:`CommandEngine`)."""
+    if spec.startswith(("replay:", "study:")):
+        return False
+    try:
+        cls = _from_file(spec) if ".py:" in spec else _from_target(available()[spec.split("@", 1)[0]])
+    except (EngineUnavailable, ImportError, KeyError, AttributeError):
+        return False
+    return isinstance(cls, type) and issubclass(cls, CommandEngine)
+
+
 def available() -> dict[str, str]:
     names = builtin()
     for ep in entry_points(group="rspconf.engines"):
@@ -74,10 +85,18 @@ def available() -> dict[str, str]:
     return names
 
 
-def build(spec: str, options: dict[str, str] | None = None, start_timeout: float | None = None):
+def build(spec: str, options: dict[str, str] | None = None, start_timeout: float | None = None,
+          trace: str | None = None):
     """Build the adapter named by ``spec`` with ``options``.  ``start_timeout`` (seconds; the case
-    timeout) bounds an engine process's start handshake unless the options set ``start_timeout``."""
+    timeout) bounds an engine process's start handshake unless the options set ``start_timeout``;
+    ``trace`` (``--engine-trace``) is a file for the protocol lines of an engine process."""
     options = options or {}
+    if trace:
+        if not (spec.startswith("cmd:") or _is_process_engine(spec)):
+            raise EngineUnavailable(
+                f"--engine-trace: {spec} is not an engine process speaking the JSON Lines protocol (cmd:…, "
+                "rsp-js): nothing crosses a pipe to trace. An in-process adapter can log its RunRequest itself")
+        options = {**options, "trace": trace}
     if spec.startswith("replay:"):
 
         root = datapaths.data_root()

@@ -44,11 +44,11 @@ class Checklist:
         print(f"  note  {what}", file=self.out)
 
 
-def check_adapter(spec: str, options: dict, cases_root: Path, timeout: float, out) -> int:
+def check_adapter(spec: str, options: dict, cases_root: Path, timeout: float, out, trace: str | None = None) -> int:
     c = Checklist(out)
     print(f"checking adapter {spec}", file=out)
     try:
-        adapter = adapters.build(spec, options)
+        adapter = adapters.build(spec, options, trace=trace)
         info = adapter.info()
     except Exception as exc:  # noqa: BLE001 - everything here is a finding to print
         c.bad("start and info()", f"{type(exc).__name__}: {exc}", getattr(exc, "stderr_tail", "") or "")

@@ -98,7 +98,8 @@ class Session:
         if self.adapter is None:
             try:
                 self.adapter = adapters.build(self.config.getoption("--engine"), self.options,
-                                             start_timeout=self.config.getoption("case_timeout"))
+                                             start_timeout=self.config.getoption("case_timeout"),
+                                             trace=self.config.getoption("engine_trace", None))
                 self.info = self.adapter.info()
                 variants.check(self.info.dialect, self.info.syntax)
                 unknown = schemas.unknown_capabilities(self.info.capabilities)

@@ -1,0 +1,87 @@
+"""An engine developer's tools (issue 36), each used as the developer would: the command from the docs,
+the file it writes or the message it prints, asserted."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+FAKE = ROOT / "tests" / "fake_engine.py"
+
+
+def kit(*argv, timeout=180):
+    """``rspconf`` of this checkout."""
+    return subprocess.run([sys.executable, "-m", "conformance.cli", *argv], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout, env=ENV)
+
+
+def pytest_run(*args, timeout=180):
+    return subprocess.run([sys.executable, "-m", "pytest", "conformance/", "-q", "-p", "no:randomly", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=ENV)
+
+
+def records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+# -- the protocol trace -----------------------------------------------------------------------------
+
+def test_engine_trace_holds_every_message_both_ways_in_order(tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("an older trace\n")  # a new run starts a new trace
+    out = pytest_run("--engine", f"cmd:{sys.executable} {FAKE} ok", "-k", "edges.border", "--engine-trace", str(trace))
+    assert out.returncode in (0, 1), out.stdout + out.stderr  # the fake engine FAILs cases: its answers are empty
+    got = records(trace)
+    assert [r["dir"] for r in got if r["dir"] in ("sent", "received", "started")][:5] == [
+        "started", "sent", "received", "sent", "received"]
+    sent = [r["message"] for r in got if r["dir"] == "sent"]
+    assert sent[0] == {"cmd": "start", "protocol": 1}
+    run = next(m for m in sent if m["cmd"] == "run")
+    assert run["case"] == "edges.border" and run["window"] == {"range": 10, "slide": 10}
+    assert [e["t"] for e in run["elements"]] == [0, 10, 15]  # edges.border's stream (cases/semantics-edges.yaml), as sent
+    answers = [r["message"] for r in got if r["dir"] == "received"]
+    assert answers[0]["engine"]["name"] == "fake-ok"
+    assert answers[1]["seq"] == run["seq"] and "reports" in answers[1]
+    assert any(r["dir"] == "stderr" and "fake engine got case edges.border" in r["line"] for r in got)
+    assert sent[-1] == {"cmd": "stop"} and got[-1]["dir"] == "exited"
+    times = [r["at"] for r in got]
+    assert times == sorted(times)
+
+
+def test_engine_trace_keeps_a_line_that_is_not_json_as_it_was(tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    out = pytest_run("--engine", f"cmd:{sys.executable} {FAKE} garbage", "-k", "edges.border",
+                     "--engine-trace", str(trace))
+    assert "ERROR" in out.stdout
+    assert {"line": "INFO starting query evaluation"}.items() <= next(
+        r for r in records(trace) if r["dir"] == "received" and "line" in r).items()
+
+
+def test_engine_trace_under_two_workers_is_one_file_of_whole_records(tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    out = pytest_run("--engine", f"cmd:{sys.executable} {FAKE} ok", "-k", "edges.border or edges.gap",
+                     "-n", "2", "--engine-trace", str(trace))
+    assert out.returncode in (0, 1), out.stdout + out.stderr  # the fake engine FAILs cases: its answers are empty
+    got = records(trace)  # every line parses: no two records interleaved
+    cases = {r["message"]["case"] for r in got if r["dir"] == "sent" and r["message"]["cmd"] == "run"}
+    assert cases == {"edges.border", "edges.gap"}
+    assert {r.get("worker") for r in got if r["dir"] == "sent" and r["message"]["cmd"] == "run"} <= {"gw0", "gw1"}
+
+
+def test_engine_trace_of_an_in_process_adapter_is_one_clear_line(tmp_path):
+    out = pytest_run("--engine", "reference", "-k", "edges.border", "--engine-trace", str(tmp_path / "t.jsonl"))
+    assert out.returncode == 4
+    assert ("--engine-trace: reference is not an engine process speaking the JSON Lines protocol (cmd:…, rsp-js): "
+            "nothing crosses a pipe to trace") in out.stderr
+    assert "Traceback" not in out.stderr + out.stdout
+
+
+def test_check_adapter_writes_the_trace_too(tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    out = kit("check-adapter", f"cmd:{sys.executable} {FAKE} ok", "--engine-trace", str(trace))
+    assert out.returncode in (0, 1), out.stdout + out.stderr  # the fake engine FAILs cases: its answers are empty
+    sent = [r["message"] for r in records(trace) if r["dir"] == "sent"]
+    assert {m["case"] for m in sent if m["cmd"] == "run"} >= {"edges.border", "edges.empty-windows"}
