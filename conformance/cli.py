@@ -27,7 +27,7 @@ from conformance.results import matrixrun, runs
 from conformance.results import summary as summary_mod
 from conformance.results.matrixrun import ConfigError
 from conformance.results.runs import NotAligned, ReportError
-from conformance.run import adapters, checkadapter, infer, signals, sparkrun, sparqlsuite
+from conformance.run import adapters, checkadapter, expectations, infer, signals, sparkrun, sparqlsuite
 from conformance.run import reproduce as table2
 from conformance.site import pages as site
 from conformance.streams import convert
@@ -157,6 +157,35 @@ def engines(args) -> int:
 
 def _width() -> int | None:
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+
+
+def expectations_command(args) -> int:
+    """An expectations file from a run report: new, or new entries appended to an existing one."""
+    run = runs.read(Path(args.from_report))
+    if not run.info.get("complete", True):
+        return _usage(f"{args.from_report}: the run did not finish ({run.info.get('finished')} of "
+                      f"{run.info.get('selected')} cases): an expectations file made from it would miss cases; "
+                      "run the corpus to the end first")
+    target = Path(args.update) if args.update else None
+    try:
+        known = expectations.read(target) if target else {}
+    except expectations.ExpectationsError as exc:
+        return _usage(str(exc))
+    text, found = expectations.from_report(run, known)
+    if target:
+        if text:
+            with open(target, "a", encoding="utf-8") as f:
+                f.write(f"\n# -- added by rspconf expectations --from-report {args.from_report} "
+                        f"({run.info.get('started', '?')}) --\n{text}")
+        print(f"{target}: {len(found['added'])} entries added", file=sys.stderr)
+    elif args.output:
+        Path(args.output).write_text(expectations.header(run) + text, encoding="utf-8")
+        print(f"{args.output}: {len(found['added'])} entries", file=sys.stderr)
+    else:
+        print(expectations.header(run) + text, end="")
+    for line in found["stale"]:
+        print(f"stale entry (check it, then edit or remove it): {line}", file=sys.stderr)
+    return 0
 
 
 def summary(args) -> int:
@@ -369,6 +398,15 @@ def study_commands(sub) -> None:
 
 def results_commands(sub) -> None:
     """summary, diff, earl, matrix run, matrix combine."""
+    p = sub.add_parser("expectations", help="an engine's expectations file from a run report: every FAIL, ERROR "
+                                            "and TIMEOUT as an entry to edit (docs/adding-an-engine.md)")
+    p.add_argument("--from-report", required=True, metavar="REPORT", help="a run report (pytest --report)")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("-o", "--output", help="write a new file here (default: print it)")
+    out.add_argument("--update", metavar="FILE", help="append the entries FILE lacks to FILE; list its stale "
+                                                      "entries (the run gave another verdict) without removing them")
+    p.set_defaults(func=expectations_command)
+
     p = sub.add_parser("summary", help="run reports as a table, worst first (terminal, markdown, json)")
     p.add_argument("reports", nargs="+", help="report files, or folders holding them")
     p.add_argument("--format", choices=["terminal", "markdown", "json"], default="terminal")

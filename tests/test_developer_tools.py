@@ -85,3 +85,61 @@ def test_check_adapter_writes_the_trace_too(tmp_path):
     assert out.returncode in (0, 1), out.stdout + out.stderr  # the fake engine FAILs cases: its answers are empty
     sent = [r["message"] for r in records(trace) if r["dir"] == "sent"]
     assert {m["case"] for m in sent if m["cmd"] == "run"} >= {"edges.border", "edges.empty-windows"}
+
+
+# -- an expectations file from a report ------------------------------------------------------------------
+
+def test_an_expectations_file_made_from_a_report_turns_each_failure_into_a_strict_xfail(tmp_path):
+    """The developer's loop: run, bootstrap the file from the report, run again: every FAIL is now a known
+    deviation (xfail, the run green), each entry with the kit's reason to start from."""
+    engine = f"cmd:{sys.executable} {FAKE} ok"  # answers every window with no solution: FAILs where data is
+    report = tmp_path / "r.json"
+    first = pytest_run("--engine", engine, "-k", "edges.border or edges.gap or edges.empty", "--report", str(report))
+    assert first.returncode == 1
+    failed = sorted(c["id"] for c in json.loads(report.read_text())["cases"] if c["verdict"] == "FAIL")
+    assert failed  # the fake engine's empty answers are wrong where the windows hold data
+
+    out = kit("expectations", "--from-report", str(report), "-o", str(tmp_path / "exp.yaml"))
+    assert out.returncode == 0 and out.stderr == f"{tmp_path / 'exp.yaml'}: {len(failed)} entries\n"
+    import yaml
+    written = yaml.safe_load((tmp_path / "exp.yaml").read_text())
+    assert sorted(written) == failed
+    reasons = {c["id"]: " ".join(c["reason"].split()) for c in json.loads(report.read_text())["cases"]}
+    for case_id, entry in written.items():
+        assert entry["verdict"] == "FAIL"
+        assert entry["reason"].startswith("as the kit saw it: " + reasons[case_id][:80])
+
+    second = pytest_run("--engine", engine, "-k", "edges.border or edges.gap or edges.empty",
+                        "--engine-option", f"expectations={tmp_path / 'exp.yaml'}")
+    assert second.returncode == 0, second.stdout
+    assert f"{len(failed)} xfailed" in second.stdout
+
+
+def test_updating_an_expectations_file_appends_what_it_lacks_and_names_stale_entries(tmp_path):
+    report = tmp_path / "r.json"
+    pytest_run("--engine", f"cmd:{sys.executable} {FAKE} ok", "-k", "edges.border or edges.empty-windows",
+               "--report", str(report))
+    verdicts = {c["id"]: c["verdict"] for c in json.loads(report.read_text())["cases"]}
+    assert verdicts == {"edges.border": "FAIL", "edges.empty-windows": "FAIL"}
+    existing = tmp_path / "exp.yaml"
+    existing.write_text("# mine: a comment that stays\nedges.border:\n  verdict: ERROR\n  reason: my old note\n")
+    out = kit("expectations", "--from-report", str(report), "--update", str(existing))
+    assert out.returncode == 0
+    assert out.stderr.splitlines() == [
+        f"{existing}: 1 entries added",
+        "stale entry (check it, then edit or remove it): edges.border: expected ERROR, the run gave FAIL"]
+    text = existing.read_text()
+    assert text.startswith("# mine: a comment that stays\nedges.border:\n  verdict: ERROR\n")
+    assert '"edges.empty-windows":\n  verdict: FAIL\n' in text
+    assert text.count("edges.border") == 1  # its own entry stays the only one: no duplicate key
+
+
+def test_an_expectations_file_from_an_incomplete_run_is_refused(tmp_path):
+    report = tmp_path / "r.json"
+    pytest_run("--engine", "reference", "-k", "edges.border", "--report", str(report))
+    doc = json.loads(report.read_text())
+    doc["run"].update(complete=False, finished=0, interrupted="interrupted: KeyboardInterrupt")
+    report.write_text(json.dumps(doc))
+    out = kit("expectations", "--from-report", str(report))
+    assert out.returncode == 2
+    assert out.stderr.startswith(f"error: {report}: the run did not finish (0 of 1 cases)")

@@ -17,6 +17,8 @@ xfail: a fixed engine shows up as an unexpected pass.
 
 from __future__ import annotations
 
+import json
+import textwrap
 from fnmatch import fnmatchcase
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -76,3 +78,55 @@ def lookup(known: dict[str, dict], case) -> dict | None:
     if hit:
         return hit
     return next((entry for key, entry in known.items() if "*" in key and fnmatchcase(case.id, key)), None)
+
+
+# -- made from a run report (`rspconf expectations --from-report`) ----------------------------------------------
+
+def _entry_text(case: dict) -> str:
+    """One entry as YAML text: the verdict the run gave, and the kit's reason as the evidence to start from (a
+    folded block, so the text needs no escaping; the id quoted, since ids hold brackets and commas)."""
+    reason = " ".join(str(case.get("reason") or case.get("error") or "").split())
+    if len(reason) > 400:
+        reason = reason[:399] + "…"
+    lines = textwrap.wrap(f"as the kit saw it: {reason or '(no reason given)'}", 100, break_on_hyphens=False)
+    return (f"{json.dumps(case['id'], ensure_ascii=False)}:\n  verdict: {case['verdict']}\n  reason: >-\n"
+            + "".join(f"    {line}\n" for line in lines))
+
+
+def from_report(run, known: dict[str, dict] | None = None) -> tuple[str, dict[str, list[str]]]:
+    """Entries for the run's FAIL, ERROR and TIMEOUT cases that ``known`` (an existing file's entries) does not
+    already expect with that verdict, as YAML text; and what the run says of ``known``: ``stale`` entries
+    (by full or base id) whose case now passes or gets another verdict — listed, never deleted, since an entry's
+    reason is someone's evidence."""
+    known = known or {}
+    cases = run.doc["cases"]
+    texts, found = [], {"added": [], "stale": []}
+
+    class _Case:  # lookup() reads id and base_id
+        def __init__(self, c):
+            self.id, self.base_id = c["id"], c["id"].split("[", 1)[0]
+
+    for case in cases:
+        entry = lookup(known, _Case(case))
+        if case["verdict"] in ALLOWED:
+            if entry is not None and entry["verdict"] == case["verdict"]:
+                continue
+            if entry is not None:
+                found["stale"].append(f"{case['id']}: expected {entry['verdict']}, the run gave {case['verdict']}")
+                if case["id"] in known or case["id"].split("[", 1)[0] in known:
+                    continue  # its own entry is there: a second one would be a duplicate key
+            texts.append(_entry_text(case))
+            found["added"].append(case["id"])
+        elif entry is not None and case["verdict"] not in ("UNSUPPORTED", "SKIPPED", "UNJUDGED"):
+            found["stale"].append(f"{case['id']}: expected {entry['verdict']}, the run gave {case['verdict']}")
+    return "".join(texts), found
+
+
+def header(run) -> str:
+    info = run.info
+    return (f"# Known deviations of {info['engine']['name']} {info['engine']['version']} (expectations file: "
+            "docs/adding-an-engine.md).\n"
+            f"# Made by `rspconf expectations --from-report` from the run of {info.get('started', '?')} on corpus "
+            f"{str(info.get('corpus_commit') or '?')[:12]}.\n"
+            "# Each entry is the verdict that run gave and the kit's reason for it: replace each reason with the\n"
+            "# cause once you know it, and add a link to the evidence (an http(s) address or a relative path).\n")
