@@ -143,3 +143,24 @@ def test_an_expectations_file_from_an_incomplete_run_is_refused(tmp_path):
     out = kit("expectations", "--from-report", str(report))
     assert out.returncode == 2
     assert out.stderr.startswith(f"error: {report}: the run did not finish (0 of 1 cases)")
+
+
+# -- live mode from the docs: the default experiment runs on any time-window engine -----------------------
+
+def test_the_default_load_experiment_runs_the_docs_minimal_engine(tmp_path):
+    """adding-an-engine.md's live command with the default experiment (at 5 times real time, so 6 s of
+    feeding): the minimal engine, which has time windows and nothing else, is judged, not UNSUPPORTED."""
+    import shutil
+
+    import pytest
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    out = kit("load", "--engine", "cmd:node docs/examples/minimal-engine.mjs", "--speed", "5",
+              "--out", str(tmp_path / "load"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    report = json.loads((tmp_path / "load" / "load.json").read_text())
+    (load,) = report["loads"]
+    assert load["case"] == "weather.procedure[stations=50]" and load["status"] == "complete"
+    (run,) = load["runs"]
+    assert run["verdict"] == "PASS" and run["reports"] == 6 and run["missing_reports"] == 0  # 30 s in 5 s windows
+    assert [w["expected_size"] for w in load["spread"]] == [250] * 6  # 50 stations, one reading a second

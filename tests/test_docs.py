@@ -34,3 +34,13 @@ def test_the_manifest_in_the_page_is_valid(tmp_path):
     shown = re.findall(r"```yaml\n(schema_version.*?)```", DOC, re.DOTALL)[0]
     (tmp_path / "m.yaml").write_text(shown)
     assert ReplayEngine(str(tmp_path / "m.yaml")).info().name == "my-engine"
+
+
+def test_the_load_experiment_in_the_page_is_valid_and_names_cases_of_the_corpus(tmp_path):
+    from conformance.load.experiment import read_experiment
+
+    shown = re.findall(r"```yaml\n(name: my-loads.*?)```", DOC, re.DOTALL)[0]
+    (tmp_path / "my-loads.yaml").write_text(shown)
+    experiment = read_experiment(tmp_path / "my-loads.yaml")
+    assert experiment.repeat == 3 and experiment.timeout == 300.0 and experiment.heartbeat == 0.1
+    assert set(experiment.loads) <= set(CASES)
