@@ -164,3 +164,34 @@ def test_the_default_load_experiment_runs_the_docs_minimal_engine(tmp_path):
     (run,) = load["runs"]
     assert run["verdict"] == "PASS" and run["reports"] == 6 and run["missing_reports"] == 0  # 30 s in 5 s windows
     assert [w["expected_size"] for w in load["spread"]] == [250] * 6  # 50 stations, one reading a second
+
+
+# -- a bad declared profile stops at its one message --------------------------------------------------------
+
+BAD_PROFILE = ("its declared profile is not valid: invalid profile: unknown report condition(s) ['window-closes']; "
+               "use window-close, content-change, non-empty-content and the separate 'periodic' parameter")
+
+
+def test_a_bad_profile_stops_the_run_at_one_message_before_any_case():
+    out = pytest_run("--engine", f"cmd:{sys.executable} {FAKE} badprofile", "--smoke")
+    assert out.returncode == 4
+    assert f"ERROR: --engine cmd:{sys.executable} {FAKE} badprofile: {BAD_PROFILE}" in out.stderr
+    assert "Traceback" not in out.stdout + out.stderr and "test_case" not in out.stdout + out.stderr
+
+
+def test_check_adapter_says_the_bad_profile_and_runs_no_case():
+    out = kit("check-adapter", f"cmd:{sys.executable} {FAKE} badprofile")
+    assert out.returncode == 1
+    assert "  FAIL  declared profile\n" in out.stdout and BAD_PROFILE.split(": ", 2)[2][:60] in out.stdout
+    assert out.stdout.rstrip().endswith("the smoke cases are judged against the declared profile: fix it, then check again")
+    assert "smoke subset" not in out.stdout and "Traceback" not in out.stdout + out.stderr
+
+
+def test_an_engine_crash_shows_the_engines_stderr_not_the_kits_frames():
+    out = pytest_run("--engine", f"cmd:{sys.executable} {FAKE} crash", "-k", "edges.border")
+    assert out.returncode == 1
+    text = out.stdout + out.stderr
+    assert ("ERROR: engine raised ProtocolError: the engine closed its stdout (exit code 3) instead of sending a run "
+            "answer message\n--- engine stderr (tail) ---\nfake engine got case edges.border\n"
+            "Exception in thread main: boom\n") in text
+    assert "Traceback" not in text and "harness.py" not in text and "command.py" not in text

@@ -53,7 +53,11 @@ def check_adapter(spec: str, options: dict, cases_root: Path, timeout: float, ou
     except Exception as exc:  # noqa: BLE001 - everything here is a finding to print
         c.bad("start and info()", f"{type(exc).__name__}: {exc}", getattr(exc, "stderr_tail", "") or "")
         return 1
-    _check_info(c, info)
+    if not _check_info(c, info):
+        print("the smoke cases are judged against the declared profile: fix it, then check again", file=out)
+        if hasattr(adapter, "close"):
+            adapter.close()
+        return 1
     cases = [case for case in load_corpus(cases_root) if case.smoke]
     print(f"smoke subset: {len(cases)} cases", file=out)
     request = None
@@ -85,8 +89,9 @@ def check_adapter(spec: str, options: dict, cases_root: Path, timeout: float, ou
     return 1 if c.problems else 0
 
 
-def _check_info(c: Checklist, info) -> None:
-    """The engine's description: a known dialect and alignment, a valid profile, known syntax deviations."""
+def _check_info(c: Checklist, info) -> bool:
+    """The engine's description: a known dialect and alignment, a valid profile, known syntax deviations.
+    False when the profile is not valid (nothing can be judged against it)."""
     c.ok(f"started: {info.name} {info.version}, dialect {info.dialect}, alignment {info.alignment}")
     if info.dialect not in DIALECTS:
         c.bad(f"dialect {info.dialect!r}", f"use one of {', '.join(DIALECTS)}")
@@ -95,6 +100,9 @@ def _check_info(c: Checklist, info) -> None:
         c.ok(f"declared profile is valid: {info.profile}")
     except ValueError as exc:
         c.bad("declared profile", str(exc))
+        valid = False
+    else:
+        valid = True
     if info.alignment not in ALIGNMENTS:
         c.bad(f"alignment {info.alignment!r}", f"use {', '.join(ALIGNMENTS)}")
     unknown = schemas.unknown_capabilities(info.capabilities)
@@ -110,6 +118,7 @@ def _check_info(c: Checklist, info) -> None:
                  "keeps the standard form)")
         except variants.UnknownDeviation as exc:
             c.bad("declared syntax", str(exc))
+    return valid
 
 
 def _check_bad_query(c: Checklist, adapter, request, timeout: float) -> None:

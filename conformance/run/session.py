@@ -14,6 +14,7 @@ from conformance.corpus.cases import CaseFileError, load_corpus
 from conformance.run import adapters, expectations
 from conformance.run.progress import Progress
 from engines.dialects import variants
+from oracle import profiles
 from oracle.r2r.executors import make
 
 
@@ -102,6 +103,13 @@ class Session:
                                              trace=self.config.getoption("engine_trace", None))
                 self.info = self.adapter.info()
                 variants.check(self.info.dialect, self.info.syntax)
+                try:  # every case is judged against the profile: a bad one stops the run here, once
+                    profiles.space(self.info.profile)
+                except ValueError as exc:
+                    raise pytest.UsageError(
+                        f"--engine {self.config.getoption('--engine')}: its declared profile is not valid: {exc}. "
+                        "Fix the profile the engine declares (the start answer's engine.profile, or EngineInfo's "
+                        "profile; docs/protocol.md); `rspconf check-adapter` checks it") from None
                 unknown = schemas.unknown_capabilities(self.info.capabilities)
                 if unknown:
                     raise pytest.UsageError(
