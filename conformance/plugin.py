@@ -56,6 +56,9 @@ def pytest_addoption(parser):
     group.addoption("--strict-expectations", action="store_true",
                     help="stop when the engine's expectations file has entries that name no case (else a warning)")
     group.addoption("--no-gracious", action="store_true", help="skip gracious-mode window reconstruction")
+    group.addoption("--keep-relations", action="store_true",
+                    help="the --report keeps each judged window's whole relation from the engine (field relation), "
+                         "not only the missing and extra solutions")
     group.addoption("--oracle-evaluator", choices=list(EVALUATORS), default="auto",
                     help="the oracle's SPARQL evaluator: auto (default: both on small windows, Oxigraph alone "
                          "on large ones unless a declared rule may apply), rdflib, oxigraph, or both (every "
@@ -247,7 +250,8 @@ def rspconf_outcome(request, rspconf_case):
         try:
             result = run_case(rspconf_case, adapter, info, timeout=config.getoption("case_timeout"),
                               gracious=not config.getoption("no_gracious"), progress=progress.step if progress else None,
-                              evaluator=config.getoption("oracle_evaluator"), executor=session.executor())
+                              evaluator=config.getoption("oracle_evaluator"), executor=session.executor(),
+                              keep_relations=config.getoption("keep_relations"))
         finally:
             if progress is not None:
                 progress.done()

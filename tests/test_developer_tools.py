@@ -195,3 +195,22 @@ def test_an_engine_crash_shows_the_engines_stderr_not_the_kits_frames():
             "answer message\n--- engine stderr (tail) ---\nfake engine got case edges.border\n"
             "Exception in thread main: boom\n") in text
     assert "Traceback" not in text and "harness.py" not in text and "command.py" not in text
+
+
+# -- --keep-relations ------------------------------------------------------------------------------------------
+
+def test_keep_relations_puts_the_engines_whole_relation_in_each_window_of_the_report(tmp_path):
+    """edges.border: elements e0 at 0, e10 at 10, e15 at 15 in 10 ms tumbling windows [o, c): the reference
+    engine's relations are {e0} and {e10, e15}; a PASS shows no missing or extra, the relation shows all."""
+    kept, plain = tmp_path / "kept.json", tmp_path / "plain.json"
+    assert pytest_run("--engine", "reference", "-k", "edges.border", "--keep-relations", "--report", str(kept)).returncode == 0
+    assert pytest_run("--engine", "reference", "-k", "edges.border", "--report", str(plain)).returncode == 0
+    (case,) = json.loads(kept.read_text())["cases"]
+    assert [w["relation"] for w in case["windows"]] == [
+        [{"s": "<http://ex.org/e0>"}],
+        [{"s": "<http://ex.org/e10>"}, {"s": "<http://ex.org/e15>"}]]
+    assert all(w["missing"] == [] and w["extra"] == [] for w in case["windows"])
+    (case,) = json.loads(plain.read_text())["cases"]
+    assert all("relation" not in w for w in case["windows"])
+    from conformance.results import runs
+    runs.read(kept)  # the report schema knows the field

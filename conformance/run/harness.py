@@ -58,7 +58,11 @@ class CaseResult:
     syntax_variant: list[str] | None = None  # the declared deviations that text was written with
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        for window in data["windows"]:
+            if window["relation"] is None:  # kept only with --keep-relations
+                del window["relation"]
+        return data
 
 
 class EngineTimeout(Exception):
@@ -147,10 +151,12 @@ class WindowResult:
     diagnostics: list[str]
     gracious: dict | None  # gracious mode's reconstruction of this window (oracle/judge/gracious.py)
     timing: str | None     # why the report's place or time in the output is wrong
+    relation: Any = None   # --keep-relations: the engine's whole relation (see kept_relation)
 
     @classmethod
-    def of(cls, i: int, w) -> "WindowResult":
-        """From the oracle's window comparison (oracle.compare)."""
+    def of(cls, i: int, w, keep_relation: bool = False) -> "WindowResult":
+        """From the oracle's window comparison (oracle.compare); ``keep_relation``: with the engine's whole
+        relation for the window, not only what is missing or extra."""
         e, a = w.expected, w.actual
         observed = list(a.window) if a is not None and a.window else None
         return cls(
@@ -163,7 +169,22 @@ class WindowResult:
             expected_size=w.expected_size, actual_size=w.actual_size,
             missing=[show_solution(r) for r in w.missing[:SHOWN_SOLUTIONS]],
             extra=[show_solution(r) for r in w.extra[:SHOWN_SOLUTIONS]],
-            diagnostics=list(w.diagnostics), gracious=w.gracious, timing=w.timing)
+            diagnostics=list(w.diagnostics), gracious=w.gracious, timing=w.timing,
+            relation=kept_relation(a.solutions) if keep_relation and a is not None else None)
+
+
+def kept_relation(solutions) -> Any:
+    """An engine's relation as the report keeps it, exactly: SELECT solutions as ``{var: N-Triples term}``
+    (blank node labels as the engine gave them), CONSTRUCT triples as N-Triples lines, ASK as a boolean."""
+    if isinstance(solutions, bool):
+        return solutions
+    out = []
+    for row in solutions:
+        if isinstance(row, tuple):
+            out.append(" ".join(term.n3() for term in row) + " .")
+        else:
+            out.append({var: term.n3() for var, term in sorted(row.items()) if term is not None})
+    return out
 
 
 def declared_r2s(info: EngineInfo) -> str | None:
@@ -201,8 +222,10 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
 
 
 def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data_root: Path | None = None,
-             gracious: bool = True, progress=None, evaluator: str = "auto", executor=None) -> CaseResult:
-    """Run one case and judge it; ``progress(step)`` (optional) hears each step as it begins."""
+             gracious: bool = True, progress=None, evaluator: str = "auto", executor=None,
+             keep_relations: bool = False) -> CaseResult:
+    """Run one case and judge it; ``progress(step)`` (optional) hears each step as it begins;
+    ``keep_relations``: each judged window keeps the engine's whole relation (``--keep-relations``)."""
     started = time.monotonic()
     say = progress or (lambda step: None)
     result = CaseResult(case.id, info.name, "ERROR", "", case.level, list(case.capabilities),
@@ -252,7 +275,7 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
         return done("TIMEOUT", f"oracle (not the engine): {exc} of {timeout:g} s; raise --case-timeout")
     except (QueryError, ValueError) as exc:
         return done("ERROR", f"harness: the oracle cannot evaluate this case: {exc}", traceback.format_exc())
-    record(result, verdict)
+    record(result, verdict, keep_relations)
     why = reason(verdict)
     own = declared_r2s(info)
     if own and own != case.r2s:
@@ -278,7 +301,7 @@ def call_engine(adapter, request, seconds: float) -> tuple[list | None, tuple | 
         return None, ("ERROR", f"engine raised {type(exc).__name__}: {exc}", detail.strip()[-8000:] or None)
 
 
-def record(result: CaseResult, verdict) -> None:
+def record(result: CaseResult, verdict, keep_relations: bool = False) -> None:
     """The oracle's verdict into the case's result: the best explanation, every window, the means, the
     findings and notes (the one place a verdict becomes report data)."""
     best = verdict.best
@@ -287,7 +310,7 @@ def record(result: CaseResult, verdict) -> None:
         "alignment": verdict.alignment, "candidates": verdict.candidates,
         "explaining": [{"profile": p, "t0_class": list(c)} for p, c in verdict.explaining[:20]],
     }
-    result.windows = [WindowResult.of(i, w) for i, w in enumerate(best.windows)]
+    result.windows = [WindowResult.of(i, w, keep_relations) for i, w in enumerate(best.windows)]
     result.matched = best.matched
     result.mean_precision = round(best.mean("precision"), 6)
     result.mean_recall = round(best.mean("recall"), 6)
