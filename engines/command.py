@@ -26,6 +26,7 @@ from engines.trace import Trace
 from oracle.model import ObservedReport
 
 PROTOCOL = 1
+ABOUT = ("homepage", "source", "issues")  # what a start answer may say of the engine itself
 START_TIMEOUT = 60.0
 
 
@@ -158,6 +159,7 @@ class CommandEngine:
                                 capabilities=frozenset(e["capabilities"]), profile=e["profile"],
                                 alignment=e.get("alignment", "order"),
                                 expectations=self.expectations, syntax=tuple(e.get("syntax", ())),
+                                about={k: e[k] for k in ABOUT if k in e},
                                 extra={"command": self.argv, "live": bool(e.get("live"))})
         self.process = process
         return process

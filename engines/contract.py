@@ -59,6 +59,9 @@ class EngineInfo:
     #: declared deviations from the dialect's standard syntax (engines/dialects/variants.py): the kit renders
     #: every case this way, judges the standard form in the syntax family, and shows them beside the verdicts
     syntax: tuple[str, ...] = ()
+    #: what the engine says of itself, each an http(s) address: ``homepage``, ``source`` (its repository) and
+    #: ``issues`` (its tracker); shown on its page and in EARL as DOAP
+    about: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

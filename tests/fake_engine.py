@@ -2,7 +2,7 @@
 
 Modes: ok (empty windows at t0 = 0, like the reference profile), garbage (prints a log line on stdout),
 crash (exits 3 on run), hang (never answers a run), unsupported, error, badinfo (start answer without
-a profile), badprofile (a profile with a misspelt report condition), wrongseq; live runs: livegarbage (a log line on stdout on push), livecrash (dies on push);
+a profile), about (ok, saying its homepage, source and issue tracker), badprofile (a profile with a misspelt report condition), wrongseq; live runs: livegarbage (a log line on stdout on push), livecrash (dies on push);
 badsyntax (an RSP-QL engine declaring a syntax deviation the kit does not know); escapes (an error text
 with terminal escape sequences); badwindow (a report whose window closes before it opens).
 Hostile modes: endless (an endless stdout line), badstdout / badstderr (bytes that are not UTF-8 on
@@ -38,6 +38,9 @@ for line in sys.stdin:
                   "profile": PROFILE, "alignment": "window"}
         if mode == "badinfo":
             del engine["profile"]
+        if mode == "about":
+            engine.update(homepage="https://engine.example/", source="https://git.example/engine",
+                          issues="https://git.example/engine/issues")
         if mode == "badprofile":
             engine["profile"] = {**PROFILE, "report": ["window-closes"]}
         if mode == "badsyntax":

@@ -214,3 +214,35 @@ def test_keep_relations_puts_the_engines_whole_relation_in_each_window_of_the_re
     assert all("relation" not in w for w in case["windows"])
     from conformance.results import runs
     runs.read(kept)  # the report schema knows the field
+
+
+# -- what an engine says of itself ----------------------------------------------------------------------------
+
+def test_an_engines_homepage_source_and_tracker_reach_the_report_the_site_and_earl(tmp_path):
+    report = tmp_path / "runs" / "r.json"
+    report.parent.mkdir()
+    pytest_run("--engine", f"cmd:{sys.executable} {FAKE} about", "-k", "edges.border", "--report", str(report))
+    about = json.loads(report.read_text())["run"]["engine"]["about"]
+    assert about == {"homepage": "https://engine.example/", "source": "https://git.example/engine",
+                     "issues": "https://git.example/engine/issues"}
+
+    assert kit("matrix", "combine", str(report), "-o", str(tmp_path / "site")).returncode == 0
+    page = (tmp_path / "site" / "engines" / "fake-about@0.html").read_text()
+    assert ('<p class="about"><a href="https://engine.example/" rel="nofollow">home page</a> · '
+            '<a href="https://git.example/engine" rel="nofollow">source</a> · '
+            '<a href="https://git.example/engine/issues" rel="nofollow">issue tracker</a></p>') in page
+
+    assert kit("earl", str(report), "-o", str(tmp_path / "earl.ttl")).returncode == 0
+    from rdflib import Graph, Namespace, URIRef
+    doap = Namespace("http://usefulinc.com/ns/doap#")
+    g = Graph().parse(tmp_path / "earl.ttl")
+    (subject,) = set(g.subjects(doap.homepage, URIRef("https://engine.example/")))
+    assert g.value(subject, doap["bug-database"]) == URIRef("https://git.example/engine/issues")
+    assert g.value(g.value(subject, doap.repository), doap.browse) == URIRef("https://git.example/engine")
+
+
+def test_an_engines_about_that_is_not_an_http_address_breaks_the_protocol():
+    from engines.command import problems
+    hello = {"protocol": 1, "engine": {"name": "x", "version": "1", "dialect": "sparql", "capabilities": [],
+                                       "profile": {}, "homepage": "javascript:alert(1)"}}
+    assert problems(hello, "started") == ["engine/homepage: 'javascript:alert(1)' does not match '^https?://'"]

@@ -51,6 +51,16 @@ def graph(runs: list[Run]) -> Graph:
         release = URIRef(str(subject) + "#release")
         g.add((subject, DOAP.release, release))
         g.add((release, DOAP.revision, Literal(run.version)))
+        about = run.info["engine"].get("about") or {}
+        if about.get("homepage"):
+            g.add((subject, DOAP.homepage, URIRef(about["homepage"])))
+        if about.get("issues"):
+            g.add((subject, DOAP["bug-database"], URIRef(about["issues"])))
+        if about.get("source"):
+            repository = URIRef(str(subject) + "#repository")
+            g.add((subject, DOAP.repository, repository))
+            g.add((repository, RDF.type, DOAP.Repository))
+            g.add((repository, DOAP.browse, URIRef(about["source"])))
         syntax = run.info["engine"].get("syntax") or []
         if syntax:
             g.add((release, DCTERMS.description, Literal(

@@ -181,6 +181,9 @@ function sendFinished(final) {
     const msg = JSON.parse(line);
     if (msg.cmd === "start") {
       send({ protocol: 1, engine: { name: "rsp-js", version, dialect: "rspql", alignment: "order", live: true,
+        // what rsp-js says of itself: its npm page; its source, the repository of the package's author
+        homepage: "https://www.npmjs.com/package/rsp-js", source: "https://github.com/pbonte/RSP-JS",
+        issues: "https://github.com/pbonte/RSP-JS/issues",
         capabilities: ["time-window", "sliding-window", "filter", "aggregates", "group-by", "optional", "union",
           "rstream", "event-graphs", "joins-across-time", "static-data", "empty-windows", "subquery", "order-by",
           "multi-window"],  // several FROM NAMED WINDOW clauses, each on its stream; no count windows, no
