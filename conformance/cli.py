@@ -18,7 +18,7 @@ from pathlib import Path
 from conformance import schema as schemas
 from conformance.corpus import datapaths
 from conformance.corpus import lint as corpus_lint
-from conformance.corpus.cases import CaseFileError, load_corpus
+from conformance.corpus.cases import CaseFileError, DataMissing, load_corpus
 from conformance.load import experiment as experiments
 from conformance.load.experiment import ExperimentError
 from conformance.results import diff as diff_mod
@@ -28,11 +28,15 @@ from conformance.results import summary as summary_mod
 from conformance.results.matrixrun import ConfigError
 from conformance.results.runs import NotAligned, ReportError
 from conformance.run import adapters, checkadapter, expectations, infer, signals, sparkrun, sparqlsuite
+from conformance.run import export as exporter
 from conformance.run import reproduce as table2
 from conformance.site import pages as site
 from conformance.streams import convert
 from conformance.streams.generate import GeneratorError, check_params, write
+from conformance.run.harness import NoTextForDialect
 from engines import trace
+from engines.dialects.render import Inexpressible
+from engines.process import ProtocolError
 from engines.rspjs import versions
 from oracle.durations import parse_duration
 
@@ -157,6 +161,33 @@ def engines(args) -> int:
 
 def _width() -> int | None:
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+
+
+def export_command(args) -> int:
+    """One case to take away (conformance/run/export.py)."""
+    if args.data_root:
+        datapaths.set_data_root(args.data_root)
+    cases = {c.id: c for c in load_corpus(Path(args.cases))}
+    case = cases.get(args.case_id)
+    if case is None:
+        near = sorted(i for i in cases if i.startswith(args.case_id.split("[", 1)[0]))[:8]
+        return _usage(f"no case {args.case_id!r} in {args.cases}" + (f"; did you mean {', '.join(near)}?" if near
+                      else " (pytest conformance/ --collect-only -q lists the ids)"))
+    try:
+        adapter = adapters.build(args.engine, adapters.parse_options(args.engine_option))
+        info = adapter.info()
+    except (ValueError, adapters.EngineUnavailable, ProtocolError) as exc:
+        return _usage(f"--engine {args.engine}: {exc}")
+    finally:
+        if "adapter" in locals() and hasattr(adapter, "close"):
+            adapter.close()
+    try:
+        written = exporter.export(case, info, Path(args.output), args.engine)
+    except (DataMissing, NoTextForDialect, Inexpressible) as exc:
+        return _usage(f"{args.case_id}: {exc}")
+    for name, what in written.items():
+        print(f"{Path(args.output) / name}: {what}")
+    return 0
 
 
 def expectations_command(args) -> int:
@@ -398,6 +429,17 @@ def study_commands(sub) -> None:
 
 def results_commands(sub) -> None:
     """summary, diff, earl, matrix run, matrix combine."""
+    p = sub.add_parser("export", help="one case to take away: the messages as sent, the stream, the expected "
+                                      "outputs of every admissible explanation, and how to replay it")
+    p.add_argument("case_id", help="a case id, parameters included (e.g. 'csrbench.q1[range=10s,slide=10s]')")
+    p.add_argument("-o", "--output", required=True, help="the folder to write")
+    p.add_argument("--engine", default="reference", help="the engine it is for: its dialect, syntax and profile "
+                                                        "(as --engine; default reference)")
+    p.add_argument("--engine-option", action="append", default=[], help="key=value, as for pytest")
+    p.add_argument("--cases", default=str(datapaths.PROJECT / "cases"))
+    p.add_argument("--data-root", default=None)
+    p.set_defaults(func=export_command)
+
     p = sub.add_parser("expectations", help="an engine's expectations file from a run report: every FAIL, ERROR "
                                             "and TIMEOUT as an entry to edit (docs/adding-an-engine.md)")
     p.add_argument("--from-report", required=True, metavar="REPORT", help="a run report (pytest --report)")

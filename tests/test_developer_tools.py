@@ -246,3 +246,56 @@ def test_an_engines_about_that_is_not_an_http_address_breaks_the_protocol():
     hello = {"protocol": 1, "engine": {"name": "x", "version": "1", "dialect": "sparql", "capabilities": [],
                                        "profile": {}, "homepage": "javascript:alert(1)"}}
     assert problems(hello, "started") == ["engine/homepage: 'javascript:alert(1)' does not match '^https?://'"]
+
+
+# -- a case to take away ---------------------------------------------------------------------------------------
+
+def _answer_reports(command: str, folder: Path) -> list[dict]:
+    """The README's replay command, run as printed (from the project folder), and the run answer's reports."""
+    with open(folder / "messages.jsonl", "rb") as messages:
+        out = subprocess.run(command, shell=True, stdin=messages, capture_output=True, cwd=ROOT, timeout=60)
+    answers = [json.loads(line) for line in out.stdout.decode().splitlines() if line.strip()]
+    return answers[1]["reports"]
+
+
+def _as_bags(reports: list[dict]) -> list:
+    return [(r.get("window"), r.get("tau"), sorted(json.dumps(s, sort_keys=True) for s in r["solutions"]))
+            for r in reports]
+
+
+def test_an_exported_case_replays_against_the_engine_outside_the_kit(tmp_path):
+    """The docs' minimal engine gets its case as files; the README's one command replays it without the kit,
+    and the engine's answer is one of the expected outputs (edges.border, worked by hand: [0, 10) holds e0,
+    [10, 20) holds e10 and e15)."""
+    import shutil
+
+    import pytest
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    engine = "cmd:node docs/examples/minimal-engine.mjs"
+    folder = tmp_path / "border"
+    out = kit("export", "edges.border", "-o", str(folder), "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    messages = [json.loads(line) for line in (folder / "messages.jsonl").read_text().splitlines()]
+    assert [m["cmd"] for m in messages] == ["start", "run", "stop"]
+    assert messages[1]["case"] == "edges.border" and [e["t"] for e in messages[1]["elements"]] == [0, 10, 15]
+    assert (folder / "query.rq").read_text() == messages[1]["query"]
+    readme = (folder / "README.md").read_text()
+    assert "```sh\nnode docs/examples/minimal-engine.mjs < messages.jsonl\n```" in readme
+    expected = json.loads((folder / "expected.json").read_text())
+    uri = lambda local: {"type": "uri", "value": f"http://ex.org/{local}"}  # noqa: E731
+    assert [o["reports"] for o in expected["outputs"]] == [[
+        {"window": [0, 10], "tau": 10, "solutions": [{"s": uri("e0")}]},
+        {"window": [10, 20], "tau": 20, "solutions": [{"s": uri("e10")}, {"s": uri("e15")}]}]]
+    answer = _answer_reports("node docs/examples/minimal-engine.mjs", folder)
+    assert _as_bags(answer) in [_as_bags(o["reports"]) for o in expected["outputs"]]
+    # an engine that answers every window with nothing is not one of them
+    wrong = _answer_reports(f"{sys.executable} {FAKE} ok", folder)
+    assert _as_bags(wrong) not in [_as_bags(o["reports"]) for o in expected["outputs"]]
+
+
+def test_export_of_a_case_that_is_not_there_names_the_near_ones(tmp_path):
+    out = kit("export", "edges.bordr", "-o", str(tmp_path / "x"))
+    assert out.returncode == 2 and out.stderr.startswith("error: no case 'edges.bordr' in ")
+    out = kit("export", "csrbench.q1", "-o", str(tmp_path / "x"))
+    assert out.returncode == 2 and "did you mean csrbench.q1[range=10s,slide=10s]" in out.stderr
