@@ -28,16 +28,19 @@ from conformance.results import summary as summary_mod
 from conformance.results.matrixrun import ConfigError
 from conformance.results.runs import NotAligned, ReportError
 from conformance.run import adapters, checkadapter, expectations, infer, signals, sparkrun, sparqlsuite
+from conformance.run import adhoc
 from conformance.run import export as exporter
 from conformance.run import reproduce as table2
 from conformance.site import pages as site
 from conformance.streams import convert
 from conformance.streams.generate import GeneratorError, check_params, write
-from conformance.run.harness import NoTextForDialect
+from conformance.results import tables
+from conformance.run.harness import NoTextForDialect, run_case
 from engines import trace
 from engines.dialects.render import Inexpressible
 from engines.process import ProtocolError
 from engines.rspjs import versions
+from oracle import profiles
 from oracle.durations import parse_duration
 
 TRACE_HELP = ("write every protocol message between the kit and an engine process (cmd:…, rsp-js), both ways, "
@@ -161,6 +164,37 @@ def engines(args) -> int:
 
 def _width() -> int | None:
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+
+
+def judge_command(args) -> int:
+    """A query and stream of the user's own, judged like a corpus case (conformance/run/adhoc.py)."""
+    if args.data_root:
+        datapaths.set_data_root(args.data_root)
+    try:
+        case = adhoc.case_for(Path(args.query), Path(args.stream), args.window, args.r2s, args.stream_iri,
+                              args.stream_format)
+    except adhoc.AdhocError as exc:
+        return _usage(str(exc))
+    try:
+        if args.engine_trace:
+            trace.start_file(args.engine_trace)
+        adapter = adapters.build(args.engine, adapters.parse_options(args.engine_option), args.case_timeout,
+                                 trace=args.engine_trace)
+        info = adapter.info()
+        profiles.space(info.profile)
+    except (ValueError, adapters.EngineUnavailable, ProtocolError) as exc:
+        if "adapter" in locals() and hasattr(adapter, "close"):
+            adapter.close()
+        return _usage(f"--engine {args.engine}: {exc}")
+    try:
+        result = run_case(case, adapter, info, timeout=args.case_timeout, gracious=not args.no_gracious)
+    finally:
+        if hasattr(adapter, "close"):
+            adapter.close()
+    print(tables.printable(adhoc.summary(result), keep_lines=True))
+    if args.json:
+        adhoc.write_json(result, Path(args.json))
+    return 0 if result.verdict == "PASS" else 1
 
 
 def export_command(args) -> int:
@@ -429,6 +463,24 @@ def study_commands(sub) -> None:
 
 def results_commands(sub) -> None:
     """summary, diff, earl, matrix run, matrix combine."""
+    p = sub.add_parser("judge", help="a query and stream of your own against an engine, judged by the oracle as a "
+                                     "corpus case is (verdict, P/R per window, the reason)")
+    p.add_argument("--query", required=True, help="the R2R query, plain SPARQL 1.1 (a file)")
+    p.add_argument("--stream", required=True, help="the stream: N-Quads/TriG (each element a named graph with "
+                                                  "its time), the CSRBench format, … (a file)")
+    p.add_argument("--window", required=True, help="RANGE/SLIDE, e.g. 5s/1s; RANGE alone is tumbling")
+    p.add_argument("--r2s", default="rstream", choices=["rstream", "istream", "dstream"])
+    p.add_argument("--engine", default="reference", help="as pytest's --engine (default reference)")
+    p.add_argument("--engine-option", action="append", default=[], help="key=value, as for pytest")
+    p.add_argument("--stream-iri", default="http://example.org/stream")
+    p.add_argument("--stream-format", default=None, help="the stream file's format when its name does not say it")
+    p.add_argument("--case-timeout", type=float, default=300.0, help="seconds for the engine and the judging")
+    p.add_argument("--no-gracious", action="store_true", help="skip gracious-mode window reconstruction")
+    p.add_argument("--json", help="write the judged case as JSON (a run report's case entry)")
+    p.add_argument("--engine-trace", metavar="FILE", help=TRACE_HELP)
+    p.add_argument("--data-root", default=None)
+    p.set_defaults(func=judge_command)
+
     p = sub.add_parser("export", help="one case to take away: the messages as sent, the stream, the expected "
                                       "outputs of every admissible explanation, and how to replay it")
     p.add_argument("case_id", help="a case id, parameters included (e.g. 'csrbench.q1[range=10s,slide=10s]')")

@@ -299,3 +299,60 @@ def test_export_of_a_case_that_is_not_there_names_the_near_ones(tmp_path):
     assert out.returncode == 2 and out.stderr.startswith("error: no case 'edges.bordr' in ")
     out = kit("export", "csrbench.q1", "-o", str(tmp_path / "x"))
     assert out.returncode == 2 and "did you mean csrbench.q1[range=10s,slide=10s]" in out.stderr
+
+
+# -- an ad-hoc check -------------------------------------------------------------------------------------------
+
+def _own_case(tmp_path: Path) -> tuple[Path, Path]:
+    """A query and a stream of the user's own: readings at 1, 4, 6 and 12 ms, above 5 at 4 and 12."""
+    query = tmp_path / "q.rq"
+    query.write_text("PREFIX ex: <http://ex.org/>\nSELECT ?s WHERE { ?s ex:v ?v FILTER(?v > 5) }\n")
+    stream = tmp_path / "s.nq"
+    lines = []
+    for i, (t, s, v) in enumerate([(1, "a", 3), (4, "b", 9), (6, "c", 2), (12, "d", 7)]):
+        g = f"<urn:x:g{i}>"
+        lines.append(f'<http://ex.org/{s}> <http://ex.org/v> "{v}"^^<http://www.w3.org/2001/XMLSchema#integer> {g} .')
+        lines.append(f'{g} <https://w3id.org/rspconf#time> "{t}"^^<http://www.w3.org/2001/XMLSchema#long> .')
+    stream.write_text("\n".join(lines) + "\n")
+    return query, stream
+
+
+def test_judge_runs_a_query_and_stream_of_ones_own_with_the_corpus_verdict(tmp_path):
+    """5 ms tumbling windows from t0 = 0 (the reference engine's profile): [0, 5) = {b}, [5, 10) = {},
+    [10, 15) = {d} — worked by hand from the stream above; the reference engine PASSes, an engine that
+    answers nothing FAILs with the missing solutions named."""
+    query, stream = _own_case(tmp_path)
+    out = kit("judge", "--query", str(query), "--stream", str(stream), "--window", "5ms", "--json",
+              str(tmp_path / "r.json"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.splitlines()[:2] == ["PASS  windows 3/3  P 1.00  R 1.00  t0 0", "explained by t0=0; 3 reports match"]
+    windows = json.loads((tmp_path / "r.json").read_text())["windows"]
+    assert [(w["open"], w["close"], w["expected_size"]) for w in windows] == [(0, 5, 1), (5, 10, 0), (10, 15, 1)]
+
+    out = kit("judge", "--query", str(query), "--stream", str(stream), "--window", "5ms",
+              "--engine", f"cmd:{sys.executable} {FAKE} ok")
+    assert out.returncode == 1
+    assert out.stdout.startswith("FAIL  windows 1/3")
+    assert "missing {?s=b}, derived from the triples at t=4, inside expected window [0, 5)" in out.stdout
+    assert "missing {?s=d}, derived from the triples at t=12, inside expected window [10, 15)" in out.stdout
+
+
+def test_judge_says_what_is_wrong_with_its_arguments_in_one_line(tmp_path):
+    query, stream = _own_case(tmp_path)
+    cases = [
+        (["--window", "5ms/3x"], "error: --window '5ms/3x': '3x' is not a duration"),
+        (["--window", "0/1"], "error: --window '0/1': the range and the slide must be positive"),
+        (["--window", "5ms", "--stream", str(tmp_path / "nope.nq")], f"error: --stream {tmp_path / 'nope.nq'}: no such file"),
+        (["--window", "5ms", "--query", str(stream)], f"error: {stream}:1: not SPARQL 1.1:"),
+        (["--window", "5ms", "--stream", str(query)], f"error: {query}:1: expected"),
+    ]
+    for extra, message in cases:
+        argv = ["judge", "--query", str(query), "--stream", str(stream)]
+        for flag, value in zip(extra[::2], extra[1::2]):
+            if flag in argv:
+                argv[argv.index(flag) + 1] = value
+            else:
+                argv += [flag, value]
+        out = kit(*argv)
+        assert out.returncode == 2 and out.stderr.startswith(message), (extra, out.stderr)
+        assert "Traceback" not in out.stderr
