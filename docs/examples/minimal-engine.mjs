@@ -35,10 +35,11 @@ function parsePattern(r2r) { // "SELECT ?a ?b WHERE { s p o }" with PREFIX lines
   return { vars: m[1].trim().split(/\s+/).map((v) => v.slice(1)), pattern };
 }
 
-function solve(query, items, o, c) { // the window [o, c)'s solutions of the one pattern
-  const solutions = [];
+function solve(query, items, o, c) { // the window [o, c)'s solutions of the one pattern; the window is a graph,
+  const solutions = [], seen = new Set(); // so a triple that two elements carry counts once
   for (const { t, terms } of items) {
-    if (t < o || t >= c) continue;
+    if (t < o || t >= c || seen.has(terms.join(" "))) continue;
+    seen.add(terms.join(" "));
     const binding = {};
     const ok = query.pattern.every((p, i) => p.startsWith("?")
       ? (binding[p.slice(1)] === undefined || binding[p.slice(1)] === terms[i]) && (binding[p.slice(1)] = terms[i])
