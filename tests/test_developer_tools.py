@@ -402,3 +402,12 @@ def test_the_readmes_developer_path_works_as_printed(tmp_path):
     assert any(r["dir"] == "sent" and r["message"].get("case") == "edges.border" for r in records(tmp_path / "trace.jsonl"))
     assert (tmp_path / "border" / "messages.jsonl").is_file() and (tmp_path / "border" / "expected.json").is_file()
     assert json.loads((tmp_path / "load" / "load.json").read_text())["loads"][0]["runs"][0]["verdict"] == "PASS"
+
+
+def test_pytest_help_names_every_kind_of_engine():
+    out = subprocess.run([sys.executable, "-m", "pytest", "--help"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=60, env=ENV).stdout
+    flat = " ".join(out.split())
+    for kind in ("rsp-js[@version]", "'cmd:<command line>'", "'replay:<manifest.yaml>'", "'study:<command line>'",
+                 "path/to/file.py:Class", "--engine-trace=FILE", "--keep-relations"):
+        assert kind in flat, kind
