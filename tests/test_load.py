@@ -248,6 +248,8 @@ def test_a_protocol_engine_without_live_mode_or_that_breaks_it_is_not_a_failure(
     (entry,) = report["loads"]
     assert entry["status"] == ("UNSUPPORTED" if mode == "ok" else "ERROR"), entry
     assert message in entry["reason"] and not entry["runs"]
+    if mode == "livecrash":  # the engine's own account of why it died is in the reason
+        assert entry["reason"].endswith(" — the engine's stderr: OutOfMemoryError"), entry["reason"]
 
 
 # -- the real engines live ----------------------------------------------------------------------------
@@ -362,3 +364,20 @@ def test_an_engine_that_never_says_ready_is_a_timeout_after_the_experiment_s_tim
     assert entry["status"] == "TIMEOUT" and not entry["runs"]
     assert entry["reason"] == ("the engine did not start its live session (no ready answer) within 2 s, the "
                                "experiment's timeout")
+
+
+def test_a_load_run_does_not_demand_large_stream_but_does_demand_the_rest(tmp_path):
+    """large-stream says a batch run answers a whole large stream within the case timeout; a load run measures
+    how an engine holds up in real time, so an engine without it is fed (and judged), not UNSUPPORTED."""
+    from dataclasses import replace
+
+
+    engine = ReferenceEngine()
+    info = replace(engine.info(), capabilities=engine.info().capabilities - {"large-stream"})  # as rsp-js declares
+    case = burst_case(tmp_path)
+    large = replace(case, capabilities=case.capabilities + ("large-stream",))
+    report = load.run_load(large, engine, info, experiment(), say=lambda _: None)
+    assert report["status"] == "complete" and report["runs"][0]["verdict"] == "PASS"
+    other = replace(case, capabilities=case.capabilities + ("closed-windows",))
+    report = load.run_load(other, engine, info, experiment(), say=lambda _: None)
+    assert report["status"] == "UNSUPPORTED" and report["reason"] == "engine lacks capability closed-windows"

@@ -13,6 +13,7 @@ With repetitions, each window's spread (min / median / max).  ``docs/load.md`` t
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -125,12 +126,32 @@ def spread(runs: list[dict]) -> list[dict]:
     return out
 
 
+def stderr_end(exc: Exception, lines: int = 3) -> str:
+    """The engine's own account of why it died, from the stderr tail ``exc`` carries, as words to append to
+    the reason: the last line that names an error (``FATAL ERROR: … heap out of memory``, an exception) and the
+    lines after it, at most ``lines``, else the last lines (a native stack trace says less than its
+    headline); '' when there is no tail."""
+    tail = [line.strip() for line in (getattr(exc, "stderr_tail", "") or "").splitlines() if line.strip()]
+    if not tail:
+        return ""
+    named = [i for i, line in enumerate(tail)  # a headline, not a stack frame ("7: 0x… Abort()", "at f (x.js:1)")
+             if re.search(r"error|exception|fatal", line, re.I) and not re.match(r"(\d+: 0x|at )", line)]
+    shown = tail[named[-1]:named[-1] + lines] if named else tail[-lines:]
+    return f" — the engine's stderr: {' | '.join(line[:300] for line in shown)}"
+
+
+#: capabilities a load run does not demand: ``large-stream`` says an engine answers a whole large stream within
+#: the case timeout in a batch run; a load run feeds it in real time to measure how it holds up (what it
+#: loses shows as recall below 1), which is the question, bounded by the experiment's own timeout
+NOT_DEMANDED_LIVE = frozenset({"large-stream"})
+
+
 def run_load(case, adapter, info, experiment: Experiment, say=print) -> dict:
     """One load (a corpus case), ``experiment.repeat`` times: the load's part of the report.  An engine
     without a capability the case needs, or without live mode, is UNSUPPORTED; a timeout or an error
     ends the load there, and the report says so (``status``), never looking complete."""
     runs, status, why = [], "complete", ""
-    lacking = sorted(set(case.capabilities) - set(info.capabilities))
+    lacking = sorted(set(case.capabilities) - set(info.capabilities) - NOT_DEMANDED_LIVE)
     if lacking:
         status, why = "UNSUPPORTED", f"engine lacks capability {', '.join(lacking)}"
     for rep in range(experiment.repeat if status == "complete" else 0):
@@ -144,7 +165,7 @@ def run_load(case, adapter, info, experiment: Experiment, say=print) -> dict:
             status, why = "TIMEOUT", str(exc)
             break
         except Exception as exc:  # noqa: BLE001 - a harness or engine error, reported as such
-            status, why = "ERROR", f"{type(exc).__name__}: {exc}"
+            status, why = "ERROR", f"{type(exc).__name__}: {exc}" + stderr_end(exc)
             break
         run["repetition"] = rep + 1
         runs.append(run)
