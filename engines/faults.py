@@ -189,6 +189,17 @@ class OneWindowEngine(ReferenceEngine):
         return request.window.windows[0]
 
 
+class StarvedEngine(ReferenceEngine):
+    """One window per stream: of several windows over one stream only the last declared is fed, the others
+    hold nothing (rsp-js 1.3.5 keys its streams by name, so the last window registered replaces the rest)."""
+
+    name = "testing-starved"
+
+    def read_as(self, request, window):
+        last = {w.stream: w.name for w in request.window.windows}
+        return window if last[window.stream] == window.name else replace(window, stream="urn:rspconf:fed-nothing")
+
+
 class EveryCloseEngine(ReferenceEngine):
     """Evaluates a content-change query at every window close, also where no window's content changed."""
 
@@ -235,7 +246,7 @@ class UnmergedEngine(ReferenceEngine):
 #: the count-window, time-annotated and multi-window families, and on the rest of the corpus
 COUNT_FAULTS = {CountOverrunEngine: "count"}
 VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions"}
-MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", EveryCloseEngine: "every-close", AnyCloseEngine: "any-close",
+MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", StarvedEngine: "starved", EveryCloseEngine: "every-close", AnyCloseEngine: "any-close",
                        SharedCountEngine: "shared-count", UnmergedEngine: "unmerged"}
 
 FAULTS = {

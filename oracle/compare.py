@@ -22,6 +22,7 @@ from typing import Any
 from rdflib import Literal
 
 from oracle.expected.windows import reports
+from oracle.findings import FINDINGS
 from oracle.model import ExpectedReport, ObservedReport, Stream, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions, same
@@ -328,6 +329,20 @@ def fixed(expected_reports: list[ExpectedReport], actual: list[ObservedReport], 
         verdict.notes.append("the whole output is exactly the oracle's for an engine that "
                              + ", and for one that ".join(does for _, does in found)
                              + (" (this case cannot tell them apart)" if len(found) > 1 else ""))
+        return verdict
+    for finding, does, reports_of in faults:  # every report the engine made, though not every report: a part
+        if f"{finding}-reports" not in FINDINGS:
+            continue
+        under = compare(reports_of(), actual, how, form, sols)
+        made = [w for w in under if w.actual is not None]
+        wrong = sum(1 for w in windows if w.actual is not None and w.status != MATCH)
+        if made and wrong and all(w.status == MATCH for w in made):
+            lacking = sum(1 for w in under if w.actual is None)
+            verdict.context.setdefault("partial", {})[f"{finding}-reports"] = wrong
+            verdict.notes.append(f"each of the engine's {len(made)} report{'s' if len(made) != 1 else ''} is exactly "
+                                 f"the oracle's for an engine that {does}"
+                                 + (f"; {lacking} report{'s' if lacking != 1 else ''} of that engine's output "
+                                    "it does not make" if lacking else ""))
     return verdict
 
 

@@ -137,3 +137,19 @@ def test_counting_triples_where_events_are_declared_fails_three_cases_and_says_s
     for r in failed:
         assert FINDINGS["count"] in r.reason, r.reason
         assert "counts triples, not elements" in r.reason or "counts triples in its count windows, not elements" in r.reason, r.reason
+
+
+def test_feeding_only_the_last_window_of_a_stream_fails_the_multi_window_cases_and_is_named():
+    """rsp-js's several-window fault, in the reference engine: where two windows read one stream only the last
+    declared is fed. Every case with such windows whose output it changes FAILs naming it; cases whose
+    windows each have their own stream PASS."""
+    from engines.faults import StarvedEngine
+
+    engine = StarvedEngine()
+    cases = [c for c in load_corpus(ROOT / "cases") if c.family == "mw"]
+    results = {c.id: run_case(c, engine, engine.info(), timeout=60) for c in cases}
+    failed = [r for r in results.values() if r.verdict == "FAIL"]
+    assert len(failed) >= 3, [(r.id, r.verdict, r.reason) for r in results.values()]
+    assert all(FINDINGS["starved"] in r.reason for r in failed), [(r.id, r.reason) for r in failed]
+    for case_id in ("mw.two-streams-join", "mw.window-static-join", "mw.content-change-two-streams"):
+        assert results[case_id].verdict == "PASS", results[case_id].reason  # a stream each: nothing starved

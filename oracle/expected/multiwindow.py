@@ -167,14 +167,19 @@ def dataset(stream: Stream, graphs: dict[str, list], merged: bool = False) -> Da
 
 def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, evaluator: str = "rdflib",
              one_window: bool = False, t0s: dict[str, int] | None = None, r2r: R2R | None = None,
-             cache: dict | None = None, every_close: bool = False, shared: bool = False) -> list[ExpectedReport]:
+             cache: dict | None = None, every_close: bool = False, shared: bool = False,
+             starved: frozenset = frozenset()) -> list[ExpectedReport]:
     """The oracle's reports: at each evaluation instant, the query over the windows' instantaneous
     graphs (cached by their contents), then R2S and empty-result notification.  ``t0s``: each window's t0
     (default: the profile's for all).  ``one_window``: the fault of an engine that gives every window the
     first window's content; ``every_close``: of one that evaluates a content-change or closes-of query at
-    every close (both for the diagnosis); ``shared``: of one that counts every stream's elements in one sequence.
+    every close (both for the diagnosis); ``shared``: of one that counts every stream's elements in one sequence;
+    ``starved``: of one that feeds no element to the windows of these names (:func:`starved_windows`).
     The query runs on rdflib (R2R over a dataset; ``evaluator`` is taken for the common signature only)."""
     spec = spec.under(profile.instants)
+    if starved:  # a window fed by no stream holds nothing, and a count window of it never fills
+        spec = replace(spec, windows=tuple(replace(w, stream=NO_STREAM) if w.name in starved else w
+                                           for w in spec.windows))
     if t0s is None:
         combos, _ = t0_candidates(stream, spec, profile, [])
         if len(combos) != 1:
@@ -202,6 +207,17 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
         times = changed(stream, spec, t0s, times, profile, one_window, shared)
     return list(r2s.streamed(((t, k, t, t, (0, 0), "evaluation-instant", relation(t))
                               for k, t in enumerate(times)), profile))
+
+
+NO_STREAM = "urn:rspconf:no-stream"  # the stream of a window that no stream feeds (the starved-windows fault)
+
+
+def starved_windows(spec: MultiWindowSpec) -> frozenset:
+    """The windows an engine that keeps one window per stream would feed nothing: of the windows over one
+    stream, every one but the last declared (rsp-js 1.3.5 keys its streams by name, so the last window
+    registered on a stream replaces the others: ``rsp.js``, ``this.streams.set(window.stream_name, …)``)."""
+    last = {w.stream: w.name for w in spec.windows}
+    return frozenset(w.name for w in spec.windows if last[w.stream] != w.name)
 
 
 def t0_candidates(stream: Stream, spec: MultiWindowSpec, profile: Profile, actual) -> tuple[list[dict], bool]:
@@ -300,6 +316,11 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
         faults.append(("count", f"counts {other}s in its count windows, not {profile.count_unit}s (count_unit)",
                        lambda: expected(stream, spec, query, replace(profile, count_unit=other), t0s=best_t0s,
                                         r2r=r2r, cache={})))
+    starved = starved_windows(spec)
+    if starved:
+        faults.append(("starved", f"feeds each stream's elements only to the last window declared over it "
+                                  f"({', '.join(sorted(starved))} never hold an element)",
+                       lambda: at_best(starved=starved, cache={})))
     if spec.instants == "closes-of":
         faults.append(("any-close", f"evaluates whenever any window closes, not only when {spec.driver} does",
                        lambda: at_best(every_close=True)))

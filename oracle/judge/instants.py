@@ -49,4 +49,5 @@ def diagnose_instants(verdict: CaseVerdict, distinct: bool) -> None:
             continue
         for kind in kinds:
             found[kind] += 1
+    found.update(verdict.context.get("partial", {}))  # a fault that explains every report the engine made
     verdict.findings = headline_first(found)

@@ -26,7 +26,7 @@ def place(report) -> str:
 
 #: findings about the whole output stream, not counted per window
 WHOLE_OUTPUT = ("drift", "width", "clock-drift", "count", "closed-end", "keeps-old-versions", "one-window", "every-close",
-                "shared-count", "any-close", "unmerged")
+                "shared-count", "any-close", "unmerged", "starved")
 
 
 def findings_text(findings: dict[str, int]) -> str:
