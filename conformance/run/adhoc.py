@@ -17,6 +17,7 @@ import jsonschema
 
 from conformance import schema as schemas
 from conformance.corpus.cases import CaseFileError, expand, query_problem
+from conformance.run.harness import failure_text
 from conformance.streams.readers import StreamInputError
 from oracle.durations import parse_duration
 
@@ -84,8 +85,6 @@ def case_for(query_file: Path, stream_file: Path, window: str, r2s: str = "rstre
 
 def summary(result) -> str:
     """The verdict as a corpus run shows it: one line, then for a FAIL the wrong windows."""
-    from conformance.run.harness import failure_text  # the corpus run's words, one place
-
     p = "-" if result.mean_precision is None else f"{result.mean_precision:.2f}"
     r = "-" if result.mean_recall is None else f"{result.mean_recall:.2f}"
     t0 = (result.explanation or {}).get("t0", "-")
