@@ -75,3 +75,22 @@ def test_an_unknown_engine_is_one_line_and_exit_code_2():
     assert out.returncode == 2
     assert out.stderr.startswith("error: rspconf infer-profile: --engine no-such-engine: unknown engine")
     assert "Traceback" not in out.stderr
+
+
+def test_t0_is_the_most_specific_of_those_explaining_the_most_cases(monkeypatch):
+    """aligned is not a narrowing of any (its windows may start before any's range): when it explains a case
+    that 0 and any do not, it is chosen; when 0 explains as many, 0 (more specific) is."""
+    from conformance.run import infer
+
+    class Fake:
+        def __init__(self, evidence):
+            self.evidence, self.ran = evidence, []
+
+        def explained(self, values, t0, cases=None):
+            return self.evidence[str(t0)]
+
+    monkeypatch.setattr(infer, "t0_candidates", lambda search, values: [0])
+    pick = lambda evidence: infer.infer_t0(Fake(evidence), {})[0]  # noqa: E731
+    assert pick({"0": ["a", "b"], "aligned": ["a", "b", "c"], "any": ["a", "b"]}) == "aligned"
+    assert pick({"0": ["a", "b"], "aligned": ["a", "b"], "any": ["a", "b"]}) == 0
+    assert pick({"0": [], "aligned": [], "any": []}) == "any"

@@ -48,8 +48,8 @@ const PROFILE = {
   // read off rsp-js's source (dist/operators/s2r.js, dist/rsp.js) and checked by experiment (README.md)
   t0: "aligned",            // windows close at multiples of the slide: [kβ − ω, kβ), partial first windows
   report: ["window-close", "non-empty-content"],
-  tick: "tuple-driven",     // a window reports when the first later element arrives (t > c)
-  granularity: "element",
+  tick: "tuple-driven",     // a window reports when the first later element arrives (t > c); the elements of
+                            // one timestamp are one tick (s2r.js emits only if timestamp > this.time)
   grain: "single",          // of the windows closed by one element, only the latest reports
   empty: false,             // an evaluation without bindings emits nothing
   boundary: "[o,c)",
