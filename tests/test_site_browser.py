@@ -107,3 +107,39 @@ def test_case_and_diff_pages_load(built, tmp_path):
     assert console == [] and dom.count('<section class="run"') == 2 and dom.count("<svg") == 4  # 2 plots × 2 runs
     dom, console = browse((built / "site" / "diff.html").as_uri(), tmp_path, "diff.png")
     assert console == [] and '<tr class="c-regressed"><td>fam1.y</td>' in dom
+
+
+def test_a_matrix_of_the_real_engines_shows_rsp_js_declared_variant(tmp_path):
+    """Issue 32's matrix, small: reference, Spark, rsp-js 1.3.5 and 1.1.2 run for real on the smoke subset by
+    `rspconf matrix run`, combined, and opened: rsp-js's verdicts reached in its declared syntax carry the ~
+    marker and name the deviations, the standard-form syntax case does not, and the other engines have none."""
+    import sys
+
+    if shutil.which("node") is None or not (Path(__file__).parent.parent / "engines/rspjs/node_modules").is_dir():
+        pytest.skip("rsp-js is not installed (engines/rspjs/install)")
+    pytest.importorskip("pyspark")
+    config = tmp_path / "matrix.yaml"
+    config.write_text("timeout: 600\npytest_args: ['--smoke', '-k', 'not csrbench']\nengines:\n"
+                      "  - {name: reference, engine: reference}\n  - {name: spark, engine: spark}\n"
+                      "  - {name: rsp-js, engine: rsp-js}\n  - {name: rsp-js-1.1.2, engine: rsp-js@1.1.2}\n")
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, "-m", "conformance.cli", "matrix", "run", str(config), "--out",
+                           str(tmp_path / "runs")], cwd=root, capture_output=True, text=True, timeout=900, env=env)
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    (night,) = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
+    built = subprocess.run([sys.executable, "-m", "conformance.cli", "matrix", "combine", str(night), "-o",
+                            str(tmp_path / "site")], cwd=root, capture_output=True, text=True, timeout=300, env=env)
+    assert built.returncode == 0, built.stdout + built.stderr
+    dom, console = browse((tmp_path / "site" / "index.html").as_uri(), tmp_path, "real-matrix.png")
+    assert console == []
+    columns = re.findall(r'<th><a href="engines/[^"]*">([^<]+)</a><br><small>([^<]+)</small></th>', dom)
+    assert [name for name, _ in columns] == ["reference", "spark", "rsp-js", "rsp-js"], columns
+    assert [version for name, version in columns if name == "rsp-js"] == ["1.3.5", "1.1.2"]
+    rows = dict(re.findall(r'<th scope="row"><a [^>]*>([^<]+)</a></th>(.*?)</tr>', dom, re.DOTALL))
+    marked = lambda row: len(re.findall(r'<span class="variant">~</span>', row))  # noqa: E731
+    assert marked(rows["edges.border"]) == 2  # the two rsp-js releases; reference and Spark read plain SPARQL
+    assert marked(rows["syntax.rspql-multiline"]) == 0  # the standard form, judged as it is
+    assert "in the declared syntax variant: window-ms, on-stream, window-line" in dom
+    page, _ = browse((tmp_path / "site" / "engines" / "rsp-js@1.3.5.html").as_uri(), tmp_path)
+    assert "Declared syntax variant" in page and "<code>window-ms</code>" in page
