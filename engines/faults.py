@@ -84,6 +84,28 @@ class OutOfOrderEngine(ReferenceEngine):
         return reports
 
 
+class PerSolutionStartsEngine(ReferenceEngine):
+    """Moves its window start one slide per solution it reports (rsp-js's t0 bookkeeping): its relations are
+    right, but each report declares a window opening (solutions of the report before) × slide after the one
+    before, and its time is that window's close."""
+
+    name = "testing-per-solution-starts"
+
+    def run(self, request: RunRequest) -> list[ObservedReport]:
+        reports = super().run(request)
+        window = request.window
+        if not hasattr(window, "range") or not hasattr(window, "slide") or getattr(window, "count", None) is not None:
+            return reports
+        out, opening = [], None
+        for r in reports:
+            if r.window is None or isinstance(r.solutions, bool):
+                return reports
+            opening = r.window[0] if opening is None else opening
+            out.append(replace(r, window=(opening, opening + window.range), tau=opening + window.range))
+            opening += len(r.solutions) * window.slide
+        return out
+
+
 class DstreamLateEngine(ReferenceEngine):
     """Reports each window's Dstream one window late (the first window reports nothing new)."""
 
@@ -250,6 +272,7 @@ MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", StarvedEngine: "starved", 
                        SharedCountEngine: "shared-count", UnmergedEngine: "unmerged"}
 
 FAULTS = {
+    PerSolutionStartsEngine: "per-solution",
     SetDifferenceR2SEngine: "r2s-set",
     OutOfOrderEngine: "out-of-order",
     WrongR2SEngine: "r2s-rstream",

@@ -37,6 +37,9 @@ def shape_findings(best, verdict: CaseVerdict | None = None, query: R2R | None =
     if found and found.startswith(WHOLE):  # another window explains everything: starts that seem to drift
         return [("width", found)]          # are that window's, not a drift of their own
     out = []
+    advance = per_solution_advance(verdict)
+    if advance:  # one cause: the starts move by what was reported, which is also why they seem to drift
+        return [("per-solution", advance)] + ([("width", found)] if found else [])
     borders = window_borders(best)
     shifts = [(o2 - o1) for o1, _, o2, _ in borders]
     if len(shifts) >= 3 and len(set(shifts)) > 1:
@@ -48,6 +51,47 @@ def shape_findings(best, verdict: CaseVerdict | None = None, query: R2R | None =
     if found:
         out.append(("width", found))
     return out
+
+
+def per_solution_advance(verdict: CaseVerdict | None) -> str | None:
+    """The engine's declared window starts advance by one slide per solution it reported: each report's
+    window opens (solutions of the report before) × slide after the one before — evidence from every
+    consecutive pair of reports that declare a window, at least one of them after a report of more than
+    one solution (one solution a report is the normal step) followed by a window the oracle does not have, or
+    over windows between them that it reports (so not a correct engine that left out empty windows), or — after
+    an empty relation — by the same window again where each window reports once, at its close.  rsp-js 1.3.5 does this: ``window.t0 +=
+    window.slide`` for every binding it emits."""
+    window = verdict.context.get("window") if verdict is not None else None
+    actual = verdict.context.get("actual") if verdict is not None else None
+    if not isinstance(window, WindowSpec) or not actual:
+        return None
+    declared = [(int(a.window[0]), len(a.solutions)) for a in actual
+                if a.window is not None and not isinstance(a.solutions, bool)]
+    pairs = list(zip(declared, declared[1:]))
+    if not pairs or not all(o2 - o1 == n1 * window.slide for (o1, n1), (o2, _) in pairs):
+        return None
+    # evidence: a report of other than one solution (one is also a normal step) followed by a window that the
+    # oracle does not report, or after windows between the two that it does report (so not a correct engine
+    # that left out empty windows)
+    expected = {w.expected.opening for w in verdict.best.windows if w.expected is not None}
+    once = set(verdict.best.profile.report) <= {"window-close", "non-empty-content"}  # one report per window
+
+    def telling(pair) -> bool:
+        (o1, n1), (o2, _) = pair
+        if n1 == 1:
+            return False
+        if o1 == o2:  # after an empty relation the same window again: no window reports twice at its close
+            return once
+        return o2 not in expected or any(o1 < o < o2 for o in expected)
+    shown = next((pair for pair in pairs if telling(pair)), None)
+    if shown is None:
+        return None
+    (o1, n1), (o2, _) = shown
+    pairs_said = "its one pair" if len(pairs) == 1 else f"each of its {len(pairs)} pairs"
+    return (f"its declared window starts advance by one slide per solution it reports, in {pairs_said} of "
+            f"consecutive reports (a report of {n1} solutions opening at {o1} is followed by one opening at "
+            f"{o2} = {o1} + {n1} × {window.slide} ms): its windows run ahead of the stream, and the reports of the "
+            "windows it skips are missing")
 
 
 def count_findings(best, verdict: CaseVerdict, query: R2R | None) -> list[tuple[str, str]]:
