@@ -23,7 +23,7 @@ Triple = tuple[Node, Node, Node]
 BOUNDARIES = ("[o,c)", "[o,c]", "(o,c]")
 TICKS = ("tuple-driven", "time-driven", "batch-driven")
 GRANULARITIES = ("element", "timestamp")
-GRAINS = ("single", "multiple")
+GRAINS = ("single", "multiple", "single-held")
 R2S_OPERATORS = ("rstream", "istream", "dstream")
 CLOSE_RULES = (">=", ">")
 END_OF_STREAM = ("flush", "drop")

@@ -115,8 +115,8 @@ class Profile:
         if self.granularity == "element" and self.tick != "tuple-driven":
             out.append(f"granularity 'element' splits ticks of the tuple-driven tick only, but tick is {self.tick!r}: "
                        "drop granularity or use tick: tuple-driven")
-        if self.grain == "single" and "window-close" not in self.report:
-            out.append("grain 'single' chooses among the windows that close at one moment, which matters only for "
+        if self.grain in ("single", "single-held") and "window-close" not in self.report:
+            out.append(f"grain {self.grain!r} chooses among the windows that close at one moment, which matters only for "
                        "window-close reports: drop grain or add window-close to report")
         if self.end_of_stream == "flush" and "window-close" not in self.report:
             out.append("end_of_stream 'flush' closes the last windows, which reports only under window-close: "

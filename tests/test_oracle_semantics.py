@@ -116,6 +116,22 @@ def test_report_grain_single_vs_multiple_when_two_windows_close_at_once():
     assert [(tau, o) for tau, o, _ in single] == [(25, 10)]
 
 
+def test_grain_single_held_reports_the_latest_closed_window_that_holds_an_element():
+    """Elements at 1 and 25, 10 ms windows: 25 closes [0, 10) = {a} and [10, 20) = {}. single takes [10, 20)
+    (empty, so nothing under non-empty-content); single-held takes [0, 10), the latest window an element fell
+    in — rsp-js's, whose windows exist only once an element falls in them. Where the latest closed window
+    holds an element, the two agree (elements at 1 and 15: 15 closes [0, 10) only)."""
+    gap = triple_stream((1, "a", "p", "o"), (25, "b", "p", "o"))
+    lazy = Profile(grain="single-held", report=frozenset({"window-close", "non-empty-content"}), empty=False)
+    single = Profile(grain="single", report=frozenset({"window-close", "non-empty-content"}), empty=False)
+    assert run(gap, ALL, lazy, 0) == [(25, 0, [("a", "o")])]
+    assert run(gap, ALL, single, 0) == []
+    near = triple_stream((1, "a", "p", "o"), (15, "b", "p", "o"))
+    assert run(near, ALL, lazy, 0) == run(near, ALL, single, 0) == [(15, 0, [("a", "o")])]
+    with pytest.raises(ValueError, match="grain 'single-held' chooses among the windows that close at one moment"):
+        Profile(grain="single-held", report=frozenset({"content-change"}))
+
+
 def test_time_driven_tick_reports_at_the_close_time_without_waiting_for_data():
     stream = triple_stream((1, "a", "p", "o"), (25, "b", "p", "o"))
     out = run(stream, ALL, Profile(tick="time-driven"), 0)

@@ -78,7 +78,7 @@ DIMENSIONS = (
     Dimension("report", (("window-close",), ("window-close", "non-empty-content"), ("content-change",),
                          ("content-change", "window-close"))),
     Dimension("tick", ("time-driven", "tuple-driven", "batch-driven")),
-    Dimension("grain", ("multiple", "single")),
+    Dimension("grain", ("multiple", "single", "single-held")),
     Dimension("borders", (("[o,c)", ">="), ("[o,c)", ">"), ("[o,c]", ">"), ("(o,c]", ">"))),
     Dimension("empty", (True, False)),
     Dimension("end_of_stream", ("flush", "drop")),

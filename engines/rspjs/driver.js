@@ -50,7 +50,8 @@ const PROFILE = {
   report: ["window-close", "non-empty-content"],
   tick: "tuple-driven",     // a window reports when the first later element arrives (t > c); the elements of
                             // one timestamp are one tick (s2r.js emits only if timestamp > this.time)
-  grain: "single",          // of the windows closed by one element, only the latest reports
+  grain: "single-held",     // of the windows one element closes, the latest that holds an element reports: a
+                            // window exists only once an element fell in it (s2r.js: scope(), max_window)
   empty: false,             // an evaluation without bindings emits nothing
   boundary: "[o,c)",
   close: ">",

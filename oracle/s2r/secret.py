@@ -7,9 +7,10 @@ time-driven tick, a clock instant at which a window closes or a period ends.  At
 1. windows whose closing condition holds close (``c ≤ x`` when ``close`` is ``>=``, ``c < x`` for
    ``>``); the content they report is what arrived *before* the moment (SECRET's Content function
    depends on system time: a unit that closes a window is not in it);
-2. with window-close in the policy, the closed windows report — all of them (grain ``multiple``) or
-   only the latest (grain ``single``) — subject to the other conditions (non-empty content; content
-   change against the last report);
+2. with window-close in the policy, the closed windows report — all of them (grain ``multiple``),
+   only the latest (grain ``single``), or the latest that holds an element (grain ``single-held``: an
+   engine whose windows exist only once an element fell in them, rsp-js) — subject to the other
+   conditions (non-empty content; content change against the last report);
 3. a periodic condition reports the active window at each period border passed;
 4. the unit's elements are added;
 5. with content-change as the trigger (no window-close), the active window (the open, started window
@@ -167,7 +168,12 @@ class _Run:
         self.next_open = hi + 1
         if not self.closes:
             return
-        if profile.grain != "multiple":
+        if profile.grain == "single-held":  # the latest that holds an element: windows exist only once filled
+            held = None
+            for held in self.holding(lo, hi):
+                pass
+            closed = iter([] if held is None else [held])
+        elif profile.grain != "multiple":
             closed: Iterator[int] | range = iter([hi])
         elif self.non_empty:  # an empty window is not reported: only those an element could be in
             closed = self.holding(lo, hi)
