@@ -16,7 +16,7 @@ from dataclasses import replace
 from rdflib import Literal
 
 from engines import r2s as engine_r2s
-from engines.contract import RunRequest
+from engines.contract import RunRequest, Unsupported
 from engines.reference import ReferenceEngine
 from engines.reference.live import ReferenceLive
 from oracle.model import MultiWindowSpec, ObservedReport
@@ -103,6 +103,39 @@ class PerSolutionStartsEngine(ReferenceEngine):
             opening = r.window[0] if opening is None else opening
             out.append(replace(r, window=(opening, opening + window.range), tau=opening + window.range))
             opening += len(r.solutions) * window.slide
+        return out
+
+
+class HeldGrainEngine(ReferenceEngine):
+    """Declares a tuple-driven tick with a single grain — of the windows an element closes, the latest reports —
+    but reports the latest that holds an element, as an engine whose windows exist only once filled does
+    (rsp-js's, had it declared single).  Rstream SELECT only (the fault is in which window reports)."""
+
+    name = "testing-held-grain"
+
+    def info(self):
+        info = super().info()
+        return replace(info, profile={**info.profile, "tick": "tuple-driven", "grain": "single", "close": ">",
+                                      "report": ["window-close", "non-empty-content"], "empty": False,
+                                      "end_of_stream": "drop"})
+
+    def run(self, request: RunRequest) -> list[ObservedReport]:
+        window = request.window
+        if request.r2s != "rstream" or not hasattr(window, "range") or not hasattr(window, "slide"):
+            raise Unsupported("testing-held-grain runs Rstream over one time window only")
+        every = [r for r in super().run(request) if r.window is not None]  # every window, at its close
+        if any(isinstance(r.solutions, bool) for r in every):
+            raise Unsupported("testing-held-grain runs SELECT and CONSTRUCT only")
+        every.sort(key=lambda r: r.window[1])
+        out, i = [], 0
+        for t in sorted({e.t for e in request.stream.elements}):
+            closed = []
+            while i < len(every) and every[i].window[1] < t:  # an element after c closes [o, c)
+                closed.append(every[i])
+                i += 1
+            held = [r for r in closed if any(r.window[0] <= e.t < r.window[1] for e in request.stream.elements)]
+            if held and held[-1].solutions:  # the fault: the latest that holds an element, not closed[-1]
+                out.append(replace(held[-1], tau=t))
         return out
 
 

@@ -22,6 +22,7 @@ FINDINGS = {
     "shifted": "reports the relation of a neighbouring window (one window late or early)",
     "drift": "has window starts that drift (borders move by a growing amount)",
     "per-solution": "advances its window start by one slide per solution it reports (windows run ahead of the stream)",
+    "grain": "reports another of the windows one moment closes than its declared grain says",
     "width": "has windows of another width or slide than the case's",
     "clock-drift": "stamps elements by a clock that drifts from the data's (by arrival, not by their time)",
     "count": "has count windows of another size or slide, or counting other units, than the case's",

@@ -153,3 +153,20 @@ def test_feeding_only_the_last_window_of_a_stream_fails_the_multi_window_cases_a
     assert all(FINDINGS["starved"] in r.reason for r in failed), [(r.id, r.reason) for r in failed]
     for case_id in ("mw.two-streams-join", "mw.window-static-join", "mw.content-change-two-streams"):
         assert results[case_id].verdict == "PASS", results[case_id].reason  # a stream each: nothing starved
+
+
+def test_reporting_the_latest_window_that_holds_an_element_under_a_declared_single_grain_is_named():
+    """testing-held-grain declares a single grain but reports, of the windows an element closes, the latest that
+    holds an element (rsp-js's windows, had it declared single): where an element closes a window with content
+    and, after a gap, an empty one, the case FAILs and the reason names the grain — with the other grain this
+    output cannot be told from."""
+    from engines.faults import HeldGrainEngine
+
+    engine = HeldGrainEngine()
+    results = [run_case(c, engine, engine.info(), timeout=60) for c in SMALL]
+    assert not [r.id for r in results if r.verdict not in ("PASS", "FAIL", "UNSUPPORTED")]
+    failed = [r for r in results if r.verdict == "FAIL"]
+    assert len({r.id.split("[")[0] for r in failed}) >= 3
+    for r in failed:
+        assert list(r.findings)[0] == "grain", (r.id, r.reason)
+        assert "under grain multiple or single-held, not the declared single" in r.reason, (r.id, r.reason)

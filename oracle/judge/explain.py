@@ -35,12 +35,15 @@ from oracle.judge.provenance import Provenance
 from oracle.judge.shapes import WHOLE, shape_findings
 from oracle.judge.words import INSTANTS, WHOLE_OUTPUT, place
 from oracle.judge.words import span as window_span
+from oracle.model import GRAINS
 from oracle.r2r.evaluators import EvaluatorDisagreement
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
 from oracle.r2r.terms import show_solution
 
 SHOWN = 5
+GRAIN_WORDS = {"multiple": "every one", "single": "only the latest",
+               "single-held": "the latest that holds an element (its windows exist only once filled)"}
 #: gracious mode costs up to a few dozen R2R evaluations per window: run it on the first wrong windows
 GRACIOUS_WINDOWS = 8
 #: wrong windows that get hypotheses and provenance; later ones get their status only (a bound on work)
@@ -136,6 +139,13 @@ def _whole_output(verdict: CaseVerdict, query: R2R) -> tuple[list[str], str] | N
             return ["multiplicity", "r2s-set"], text + (f"; or its {profile.r2s.capitalize()} is a set difference: "
                                                         "this output cannot tell the two apart")
         return ["multiplicity"], text
+    if "window-close" in profile.report:  # which of the windows one moment closes reports
+        grains = [g for g in GRAINS if g != profile.grain and verdict.explains(query, replace(profile, grain=g))]
+        if grains:
+            return ["grain"], ("the whole output is exactly the oracle's under grain " + " or ".join(grains)
+                               + f", not the declared {profile.grain}: of the windows one moment closes it reports "
+                               + " or ".join(GRAIN_WORDS[g] for g in grains) + f", not {GRAIN_WORDS[profile.grain]}"
+                               + (" (this output cannot tell them apart)" if len(grains) > 1 else ""))
     if profile.r2s != "rstream" and verdict.explains(query, replace(profile, r2s="rstream")):
         return ["r2s-rstream"], (f"the engine's output is exactly the oracle's Rstream: it streams every relation whole "
                                f"instead of its {profile.r2s.capitalize()}")
@@ -193,6 +203,9 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
     previous = None
     borders_left: list = []
     found: Counter = Counter()
+    for finding in whole_fault[0] if whole_fault else ():
+        if finding in WHOLE_OUTPUT:  # a fault of the whole output leads, whatever its windows' statuses
+            found[finding] += 1
     diagnosed = 0
     for index, w in enumerate(best.windows):
         if _late(deadline):

@@ -25,7 +25,7 @@ def place(report) -> str:
 
 
 #: findings about the whole output stream, not counted per window
-WHOLE_OUTPUT = ("drift", "per-solution", "width", "clock-drift", "count", "closed-end", "keeps-old-versions", "one-window", "every-close",
+WHOLE_OUTPUT = ("drift", "per-solution", "grain", "width", "clock-drift", "count", "closed-end", "keeps-old-versions", "one-window", "every-close",
                 "shared-count", "any-close", "unmerged", "starved")
 
 
