@@ -69,7 +69,7 @@ def test_where_every_window_is_reported_the_case_is_refused_naming_the_cause():
 
 
 closing = st.fixed_dictionaries(dict(
-    tick=st.sampled_from(["tuple-driven", "time-driven"]), grain=st.sampled_from(["single", "multiple"]),
+    tick=st.sampled_from(["tuple-driven", "time-driven"]), grain=st.sampled_from(["single", "multiple", "single-held"]),
     boundary=st.sampled_from(["[o,c)", "[o,c]", "(o,c]"]), close=st.sampled_from([">=", ">"]),
     end_of_stream=st.sampled_from(["flush", "drop"])))
 

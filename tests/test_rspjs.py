@@ -46,7 +46,7 @@ def engine():
 def test_declares_what_rsp_js_has_and_no_alignment_its_time_stamps_cannot_give(engine):
     info = engine.info()
     assert (info.name, info.version, info.dialect, info.alignment) == ("rsp-js", "1.3.5", "rspql", "order")
-    assert info.profile["t0"] == "aligned" and info.profile["close"] == ">" and info.profile["grain"] == "single"
+    assert info.profile["t0"] == "aligned" and info.profile["close"] == ">" and info.profile["grain"] == "single-held"
     # REGISTER IStream/DStream is parsed and ignored: rsp-js always streams RStream
     assert "rstream" in info.capabilities and not {"istream", "dstream", "ask", "construct"} & info.capabilities
     assert info.expectations == HERE / "expectations.yaml"
@@ -59,9 +59,14 @@ def test_cases_reach_rsp_js_in_its_declared_syntax_and_are_judged_on_their_seman
     request = request_for(CASES["edges.border"], engine.info(), CASES["edges.border"].load_stream())
     assert "ON STREAM <http://example.org/stream> [RANGE 10 STEP 10]\n" in request.query_text
     assert "\nWINDOW <q:w> {" in request.query_text and result.query_text == request.query_text
-    # a fault of its own, now visible: windows exist only with content (README#lazy-windows)
+    # its windows exist only with content (README#lazy-windows): declared as grain single-held, the case
+    # PASSes; judged under the single grain it FAILs, and the kit names the grain
     lazy = run_case(CASES["edges.empty-windows"], engine, engine.info())
-    assert lazy.verdict == "FAIL" and lazy.findings == {"extra-report": 1}
+    assert lazy.verdict == "PASS"
+    single = replace(engine.info(), profile={**engine.info().profile, "grain": "single"})
+    as_single = run_case(CASES["edges.empty-windows"], engine, single)
+    assert as_single.verdict == "FAIL" and list(as_single.findings)[0] == "grain"
+    assert "under grain multiple or single-held, not the declared single" in as_single.reason
 
 
 def test_the_standard_form_still_meets_its_parser_in_the_syntax_family(engine):

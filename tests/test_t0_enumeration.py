@@ -25,7 +25,7 @@ profiles = st.fixed_dictionaries(dict(
     periodic=st.sampled_from([None, None, 3, 7]),
     tick=st.sampled_from(["tuple-driven", "time-driven", "batch-driven"]),
     granularity=st.sampled_from(["element", "timestamp"]),
-    grain=st.sampled_from(["single", "multiple"]),
+    grain=st.sampled_from(["single", "multiple", "single-held"]),
     boundary=st.sampled_from(["[o,c)", "[o,c]", "(o,c]"]),
     close=st.sampled_from([">=", ">"]),
     end_of_stream=st.sampled_from(["flush", "drop"]),
