@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from rdflib import BNode, Literal
+from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import XSD
 
 from conformance.corpus.cases import expand, read_family
@@ -423,3 +423,16 @@ def test_a_clock_that_drifts_from_the_data_is_named_with_the_interval_of_drifts_
              output(stream, WindowSpec(5000, 1000), sliding, 0, R2R(query, stream))]
     shifted = exact[1:] + [ObservedReport([])]  # one window late all along: not a clock
     assert "clock-drift" not in judged(stream, query, shifted, sliding, window=WindowSpec(5000, 1000)).findings
+
+
+def test_one_report_is_too_little_to_call_a_clock_drift():
+    """seed002's figure 1 (m1 and m2 in r1 at 1 and 3, in r2 at 11 and 13, m3 at 45; 10 ms windows from 0): an
+    engine that reports only the first window's {r1} is reproduced exactly by a clock drifting 3 to 4 ms an
+    element — but one report shows no drift, so the kit does not call it one (rsp-js loses that report to its
+    own t0 bookkeeping)."""
+    stream = detected((1, "m1", "r1"), (3, "m2", "r1"), (11, "m1", "r2"), (13, "m2", "r2"), (45, "m3", "r3"))
+    query = "SELECT ?room WHERE { <http://ex.org/m1> <http://ex.org/detectedAt> ?room . <http://ex.org/m2> <http://ex.org/detectedAt> ?room }"
+    profile = Profile(t0=0, tick="tuple-driven", report={"window-close", "non-empty-content"}, empty=False)
+    first = [ObservedReport([{"room": URIRef("http://ex.org/r1")}], tau=11, window=(0, 10))]
+    verdict = judged(stream, query, first, profile)
+    assert verdict.verdict == "FAIL" and "clock-drift" not in verdict.findings and "missing-report" in verdict.findings
