@@ -23,24 +23,21 @@ from conformance.load import experiment as experiments
 from conformance.load.experiment import ExperimentError
 from conformance.results import diff as diff_mod
 from conformance.results import earl as earl_mod
-from conformance.results import matrixrun, runs
+from conformance.results import matrixrun, runs, tables
 from conformance.results import summary as summary_mod
 from conformance.results.matrixrun import ConfigError
 from conformance.results.runs import NotAligned, ReportError
-from conformance.run import adapters, checkadapter, expectations, infer, signals, sparkrun, sparqlsuite
-from conformance.run import adhoc
+from conformance.run import adapters, adhoc, checkadapter, expectations, infer, signals, sparkrun, sparqlsuite
 from conformance.run import export as exporter
 from conformance.run import reproduce as table2
+from conformance.run.harness import NoTextForDialect, run_case
 from conformance.site import pages as site
 from conformance.streams import convert
 from conformance.streams.generate import GeneratorError, check_params, write
-from conformance.results import tables
-from conformance.run.harness import NoTextForDialect, run_case
 from engines import trace
 from engines.dialects.render import Inexpressible
 from engines.process import ProtocolError
 from engines.rspjs import versions
-from oracle import profiles
 from oracle.durations import parse_duration
 
 TRACE_HELP = ("write every protocol message between the kit and an engine process (cmd:…, rsp-js), both ways, "
@@ -115,10 +112,7 @@ def load_command(args) -> int:
     if args.speed is not None:
         experiment = replace(experiment, speed=args.speed)
     try:
-        if args.engine_trace:
-            trace.start_file(args.engine_trace)
-        adapter = adapters.build(args.engine, adapters.parse_options(args.engine_option), experiment.timeout,
-                                 trace=args.engine_trace)
+        adapter = _built(args, experiment.timeout)
     except (ValueError, adapters.EngineUnavailable) as exc:
         return _usage(str(exc))
     if not hasattr(adapter, "live"):
@@ -166,6 +160,15 @@ def _width() -> int | None:
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
+def _built(args, start_timeout: float | None = None):
+    """The adapter ``--engine`` and ``--engine-option`` name; with ``--engine-trace``, a new trace begun first
+    (raises ValueError or EngineUnavailable, each a one-line usage error)."""
+    path = getattr(args, "engine_trace", None)
+    if path:
+        trace.start_file(path)
+    return adapters.build(args.engine, adapters.parse_options(args.engine_option), start_timeout, trace=path)
+
+
 def judge_command(args) -> int:
     """A query and stream of the user's own, judged like a corpus case (conformance/run/adhoc.py)."""
     if args.data_root:
@@ -176,18 +179,16 @@ def judge_command(args) -> int:
     except adhoc.AdhocError as exc:
         return _usage(str(exc))
     try:
-        if args.engine_trace:
-            trace.start_file(args.engine_trace)
-        adapter = adapters.build(args.engine, adapters.parse_options(args.engine_option), args.case_timeout,
-                                 trace=args.engine_trace)
-        info = adapter.info()
-        profiles.space(info.profile)
-    except (ValueError, adapters.EngineUnavailable, ProtocolError) as exc:
-        if "adapter" in locals() and hasattr(adapter, "close"):
-            adapter.close()
-        return _usage(f"--engine {args.engine}: {exc}")
+        adapter = _built(args, args.case_timeout)
+    except (ValueError, adapters.EngineUnavailable) as exc:
+        return _usage(str(exc))
     try:
+        info = adapters.declared_info(adapter, args.engine)
         result = run_case(case, adapter, info, timeout=args.case_timeout, gracious=not args.no_gracious)
+    except adapters.EngineUnavailable as exc:
+        return _usage(str(exc))
+    except (ValueError, ProtocolError) as exc:
+        return _usage(f"--engine {args.engine}: {exc}")
     finally:
         if hasattr(adapter, "close"):
             adapter.close()
@@ -208,12 +209,15 @@ def export_command(args) -> int:
         return _usage(f"no case {args.case_id!r} in {args.cases}" + (f"; did you mean {', '.join(near)}?" if near
                       else " (pytest conformance/ --collect-only -q lists the ids)"))
     try:
-        adapter = adapters.build(args.engine, adapters.parse_options(args.engine_option))
+        adapter = _built(args)
+    except (ValueError, adapters.EngineUnavailable) as exc:
+        return _usage(str(exc))
+    try:
         info = adapter.info()
-    except (ValueError, adapters.EngineUnavailable, ProtocolError) as exc:
+    except (ValueError, ProtocolError) as exc:
         return _usage(f"--engine {args.engine}: {exc}")
     finally:
-        if "adapter" in locals() and hasattr(adapter, "close"):
+        if hasattr(adapter, "close"):
             adapter.close()
     try:
         written = exporter.export(case, info, Path(args.output), args.engine)

@@ -17,11 +17,14 @@ import tomllib
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from conformance import schema as schemas
 from conformance.corpus import datapaths
 from engines.command import CommandEngine
+from engines.dialects import variants
 from engines.process import ProtocolError
 from engines.replay import ManifestError, ReplayEngine
 from engines.study import StudyEngine
+from oracle import profiles
 
 
 def builtin() -> dict[str, str]:
@@ -67,17 +70,6 @@ def _from_file(spec: str):
     return getattr(module, attr)
 
 
-def _is_process_engine(spec: str) -> bool:
-    """Whether a registered name (or file.py:Class) is an engine process (a :class:`CommandEngine`)."""
-    if spec.startswith(("replay:", "study:")):
-        return False
-    try:
-        cls = _from_file(spec) if ".py:" in spec else _from_target(available()[spec.split("@", 1)[0]])
-    except (EngineUnavailable, ImportError, KeyError, AttributeError):
-        return False
-    return isinstance(cls, type) and issubclass(cls, CommandEngine)
-
-
 def available() -> dict[str, str]:
     names = builtin()
     for ep in entry_points(group="rspconf.engines"):
@@ -91,14 +83,20 @@ def build(spec: str, options: dict[str, str] | None = None, start_timeout: float
     timeout) bounds an engine process's start handshake unless the options set ``start_timeout``;
     ``trace`` (``--engine-trace``) is a file for the protocol lines of an engine process."""
     options = options or {}
-    if trace:
-        if not (spec.startswith("cmd:") or _is_process_engine(spec)):
-            raise EngineUnavailable(
-                f"--engine-trace: {spec} is not an engine process speaking the JSON Lines protocol (cmd:…, "
-                "rsp-js): nothing crosses a pipe to trace. An in-process adapter can log its RunRequest itself")
-        options = {**options, "trace": trace}
-    if spec.startswith("replay:"):
+    given = spec
 
+    def traced(opts: dict, process: bool) -> dict:
+        """``opts`` with the trace file, for an engine process; any other adapter has no pipe to trace."""
+        if not trace:
+            return opts
+        if not process:
+            raise EngineUnavailable(
+                f"--engine-trace: {given} is not an engine process speaking the JSON Lines protocol (cmd:…, "
+                "rsp-js): nothing crosses a pipe to trace. An in-process adapter can log its RunRequest itself")
+        return {**opts, "trace": trace}
+
+    if spec.startswith("replay:"):
+        options = traced(options, False)
         root = datapaths.data_root()
         options = {"data_root": str(root) if root else None, **options}
         try:
@@ -106,6 +104,7 @@ def build(spec: str, options: dict[str, str] | None = None, start_timeout: float
         except (ManifestError, TypeError) as exc:
             raise EngineUnavailable(f"--engine {spec}: {exc}") from exc
     if spec.startswith("cmd:"):
+        options = traced(options, True)
         if start_timeout is not None:
             options = {"start_timeout": start_timeout, **options}
         try:
@@ -113,6 +112,7 @@ def build(spec: str, options: dict[str, str] | None = None, start_timeout: float
         except (ProtocolError, OSError, TypeError, ValueError) as exc:
             raise EngineUnavailable(f"--engine {spec}: {exc}") from exc
     if spec.startswith("study:"):
+        options = traced(options, False)
         try:
             return StudyEngine(spec[len("study:"):], **options)
         except (OSError, TypeError, ValueError) as exc:
@@ -136,9 +136,35 @@ def build(spec: str, options: dict[str, str] | None = None, start_timeout: float
             raise EngineUnavailable(f"--engine {spec}: cannot import {names[spec]} ({exc}); "
                                     "is its extra installed? (see README)") from exc
 
-    if start_timeout is not None and isinstance(cls, type) and issubclass(cls, CommandEngine):
+    process = isinstance(cls, type) and issubclass(cls, CommandEngine)
+    options = traced(options, process)
+    if start_timeout is not None and process:
         options = {"start_timeout": start_timeout, **options}
     try:
         return cls(**options)
     except (TypeError, ValueError) as exc:
         raise EngineUnavailable(f"--engine {spec}: cannot start it with options {options}: {exc}") from exc
+
+
+def declared_info(adapter, spec: str):
+    """The adapter's info, refused (:class:`EngineUnavailable`, one line) when what it declares cannot be run
+    against: a syntax deviation the kit does not know, a profile that is not valid (every case is judged
+    against it), capabilities the registry does not know.  ``rspconf check-adapter`` reports each apart."""
+    info = adapter.info()
+    try:
+        variants.check(info.dialect, info.syntax)
+    except variants.UnknownDeviation as exc:
+        raise EngineUnavailable(f"--engine {spec}: its declared syntax: {exc}") from None
+    try:
+        profiles.space(info.profile)
+    except ValueError as exc:
+        raise EngineUnavailable(
+            f"--engine {spec}: its declared profile is not valid: {exc}. Fix the profile the engine declares (the "
+            "start answer's engine.profile, or EngineInfo's profile; docs/protocol.md); `rspconf check-adapter` "
+            "checks it") from None
+    unknown = schemas.unknown_capabilities(info.capabilities)
+    if unknown:
+        raise EngineUnavailable(
+            f"--engine {spec}: declares capabilities the registry does not know: {', '.join(unknown)}; the names are "
+            "in conformance/schema/capabilities.json (rspconf capabilities lists them)")
+    return info

@@ -8,13 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance import schema as schemas
 from conformance.corpus import datapaths
 from conformance.corpus.cases import CaseFileError, load_corpus
 from conformance.run import adapters, expectations
 from conformance.run.progress import Progress
-from engines.dialects import variants
-from oracle import profiles
 from oracle.r2r.executors import make
 
 
@@ -101,27 +98,9 @@ class Session:
                 self.adapter = adapters.build(self.config.getoption("--engine"), self.options,
                                              start_timeout=self.config.getoption("case_timeout"),
                                              trace=self.config.getoption("engine_trace", None))
-                self.info = self.adapter.info()
-                variants.check(self.info.dialect, self.info.syntax)
-                try:  # every case is judged against the profile: a bad one stops the run here, once
-                    profiles.space(self.info.profile)
-                except ValueError as exc:
-                    raise pytest.UsageError(
-                        f"--engine {self.config.getoption('--engine')}: its declared profile is not valid: {exc}. "
-                        "Fix the profile the engine declares (the start answer's engine.profile, or EngineInfo's "
-                        "profile; docs/protocol.md); `rspconf check-adapter` checks it") from None
-                unknown = schemas.unknown_capabilities(self.info.capabilities)
-                if unknown:
-                    raise pytest.UsageError(
-                        f"--engine {self.config.getoption('--engine')}: declares capabilities the registry does not "
-                        f"know: {', '.join(unknown)}; the names are in conformance/schema/capabilities.json "
-                        "(rspconf capabilities lists them)")
-            except variants.UnknownDeviation as exc:
-                raise pytest.UsageError(f"--engine {self.config.getoption('--engine')}: its declared syntax: {exc}") from None
+                self.info = adapters.declared_info(self.adapter, self.config.getoption("--engine"))
             except adapters.EngineUnavailable as exc:
                 raise pytest.UsageError(str(exc)) from None
-            except pytest.UsageError:
-                raise
             except Exception as exc:  # noqa: BLE001 - an engine that cannot start is a usage problem
                 tail = getattr(exc, "stderr_tail", "")
                 raise pytest.UsageError(f"--engine {self.config.getoption('--engine')}: cannot start it: {exc}"
