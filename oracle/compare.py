@@ -322,20 +322,19 @@ def fixed(expected_reports: list[ExpectedReport], actual: list[ObservedReport], 
         return CaseVerdict("PASS", best, [(profile.describe(), (0, 0))], 1, how,
                            vacuous=not windows and len(stream) > 0, context=context)
     verdict = CaseVerdict("FAIL", best, [], 1, how, context=context)
-    found = [(finding, does) for finding, does, reports_of in faults
-             if all(w.status == MATCH for w in compare(reports_of(), actual, how, form, sols))]
+    tried = [(finding, does, compare(reports_of(), actual, how, form, sols)) for finding, does, reports_of in faults]
+    found = [(finding, does) for finding, does, under in tried if all(w.status == MATCH for w in under)]
     if found:
         verdict.findings = {finding: sum(w.status != MATCH for w in windows) for finding, _ in found}
         verdict.notes.append("the whole output is exactly the oracle's for an engine that "
                              + ", and for one that ".join(does for _, does in found)
                              + (" (this case cannot tell them apart)" if len(found) > 1 else ""))
         return verdict
-    for finding, does, reports_of in faults:  # every report the engine made, though not every report: a part
+    wrong = sum(1 for w in windows if w.actual is not None and w.status != MATCH)
+    for finding, does, under in tried:  # every report the engine made, though not every report: a part
         if f"{finding}-reports" not in FINDINGS:
             continue
-        under = compare(reports_of(), actual, how, form, sols)
         made = [w for w in under if w.actual is not None]
-        wrong = sum(1 for w in windows if w.actual is not None and w.status != MATCH)
         if made and wrong and all(w.status == MATCH for w in made):
             lacking = sum(1 for w in under if w.actual is None)
             verdict.context.setdefault("partial", {})[f"{finding}-reports"] = wrong
