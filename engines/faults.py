@@ -19,7 +19,7 @@ from engines import r2s as engine_r2s
 from engines.contract import RunRequest, Unsupported
 from engines.reference import ReferenceEngine
 from engines.reference.live import ReferenceLive
-from oracle.model import MultiWindowSpec, ObservedReport
+from oracle.model import MultiWindowSpec, ObservedReport, WindowSpec
 
 
 class NullEngine(ReferenceEngine):
@@ -94,7 +94,7 @@ class PerSolutionStartsEngine(ReferenceEngine):
     def run(self, request: RunRequest) -> list[ObservedReport]:
         reports = super().run(request)
         window = request.window
-        if not hasattr(window, "range") or not hasattr(window, "slide") or getattr(window, "count", None) is not None:
+        if type(window) is not WindowSpec:  # one time window: its reports declare time borders
             return reports
         out, opening = [], None
         for r in reports:
@@ -120,8 +120,7 @@ class HeldGrainEngine(ReferenceEngine):
                                       "end_of_stream": "drop"})
 
     def run(self, request: RunRequest) -> list[ObservedReport]:
-        window = request.window
-        if request.r2s != "rstream" or not hasattr(window, "range") or not hasattr(window, "slide"):
+        if request.r2s != "rstream" or type(request.window) is not WindowSpec:
             raise Unsupported("testing-held-grain runs Rstream over one time window only")
         every = [r for r in super().run(request) if r.window is not None]  # every window, at its close
         if any(isinstance(r.solutions, bool) for r in every):
@@ -301,8 +300,8 @@ class UnmergedEngine(ReferenceEngine):
 #: the count-window, time-annotated and multi-window families, and on the rest of the corpus
 COUNT_FAULTS = {CountOverrunEngine: "count"}
 VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions"}
-MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", StarvedEngine: "starved", EveryCloseEngine: "every-close", AnyCloseEngine: "any-close",
-                       SharedCountEngine: "shared-count", UnmergedEngine: "unmerged"}
+MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", StarvedEngine: "starved", EveryCloseEngine: "every-close",
+                       AnyCloseEngine: "any-close", SharedCountEngine: "shared-count", UnmergedEngine: "unmerged"}
 
 FAULTS = {
     PerSolutionStartsEngine: "per-solution",

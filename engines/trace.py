@@ -26,9 +26,12 @@ class Trace:
     def __init__(self, path: str | Path, worker: str | None = None):
         self.path = Path(path)
         self.worker = worker or os.environ.get("PYTEST_XDIST_WORKER")
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd: int | None = self._open()
         self._start = time.monotonic()
         self._lock = threading.Lock()
+
+    def _open(self) -> int:
+        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def record(self, pid: int, direction: str, **body) -> None:
         entry = {"at": round(time.monotonic() - self._start, 3), "pid": pid, "dir": direction}
@@ -38,7 +41,7 @@ class Trace:
         data = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock:
             if self._fd is None:  # written after close (an exit heard late, an adapter used again): reopen
-                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                self._fd = self._open()
             os.write(self._fd, data)
 
     def received(self, pid: int, line: str) -> None:

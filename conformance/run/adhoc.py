@@ -79,7 +79,8 @@ def case_for(query_file: Path, stream_file: Path, window: str, r2s: str = "rstre
         (case,) = expand(family, stream_file.parent / "rspconf-judge.yaml")
         case.load_stream()  # read now: a bad stream file is the user's mistake, said as such, not an ERROR verdict
     except (CaseFileError, StreamInputError, ValueError) as exc:
-        raise AdhocError(f"--stream {stream_file}: {exc}" if not str(exc).startswith(str(stream_file)) else str(exc)) from None
+        said = str(exc)  # a reader's message that names the file (and line) needs no prefix
+        raise AdhocError(said if said.startswith(str(stream_file)) else f"--stream {stream_file}: {said}") from None
     return case
 
 

@@ -21,6 +21,7 @@ import json
 import textwrap
 from fnmatch import fnmatchcase
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 import yaml
@@ -99,21 +100,16 @@ def from_report(run, known: dict[str, dict] | None = None) -> tuple[str, dict[st
     (by full or base id) whose case now passes or gets another verdict — listed, never deleted, since an entry's
     reason is someone's evidence."""
     known = known or {}
-    cases = run.doc["cases"]
     texts, found = [], {"added": [], "stale": []}
-
-    class _Case:  # lookup() reads id and base_id
-        def __init__(self, c):
-            self.id, self.base_id = c["id"], c["id"].split("[", 1)[0]
-
-    for case in cases:
-        entry = lookup(known, _Case(case))
+    for case in run.doc["cases"]:
+        named = SimpleNamespace(id=case["id"], base_id=case["id"].split("[", 1)[0])  # what lookup() reads
+        entry = lookup(known, named)
         if case["verdict"] in ALLOWED:
             if entry is not None and entry["verdict"] == case["verdict"]:
                 continue
             if entry is not None:
                 found["stale"].append(f"{case['id']}: expected {entry['verdict']}, the run gave {case['verdict']}")
-                if case["id"] in known or case["id"].split("[", 1)[0] in known:
+                if named.id in known or named.base_id in known:
                     continue  # its own entry is there: a second one would be a duplicate key
             texts.append(_entry_text(case))
             found["added"].append(case["id"])

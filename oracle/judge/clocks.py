@@ -26,9 +26,8 @@ def clock_drift(verdict, query) -> str | None:
     """The words for the drifts (whole ms per element, 1 … :data:`MAX_DRIFT`) under which the engine's
     whole output is exactly the oracle's, or None.  Tried only for one time window over a stream of at
     most :data:`MAX_ELEMENTS` elements whose engine output — two reports at least — the case's own stamps do
-    not explain.  Bounded
-    by work: a coarse set of drifts first, each compared lazily (stopping at its first wrong report);
-    only around a drift that fits are the whole milliseconds between tried."""
+    not explain.  Bounded by work: a coarse set of drifts first, each compared lazily (stopping at its first
+    wrong report); only around a drift that fits are the whole milliseconds between tried."""
     c = verdict.context
     stream, window = c.get("stream"), c.get("window")
     if type(window) is not WindowSpec or stream is None or not 2 <= len(stream) <= MAX_ELEMENTS:

@@ -33,7 +33,7 @@ from oracle.judge.clocks import clock_drift
 from oracle.judge.gracious import reconstruct
 from oracle.judge.provenance import Provenance
 from oracle.judge.shapes import WHOLE, shape_findings
-from oracle.judge.words import INSTANTS, WHOLE_OUTPUT, place
+from oracle.judge.words import GRAIN_WORDS, INSTANTS, WHOLE_OUTPUT, place
 from oracle.judge.words import span as window_span
 from oracle.model import GRAINS
 from oracle.r2r.evaluators import EvaluatorDisagreement
@@ -42,8 +42,6 @@ from oracle.r2r.solutions import Solutions
 from oracle.r2r.terms import show_solution
 
 SHOWN = 5
-GRAIN_WORDS = {"multiple": "every one", "single": "only the latest",
-               "single-held": "the latest that holds an element (its windows exist only once filled)"}
 #: gracious mode costs up to a few dozen R2R evaluations per window: run it on the first wrong windows
 GRACIOUS_WINDOWS = 8
 #: wrong windows that get hypotheses and provenance; later ones get their status only (a bound on work)

@@ -54,12 +54,9 @@ def shape_findings(best, verdict: CaseVerdict | None = None, query: R2R | None =
 
 
 def per_solution_advance(verdict: CaseVerdict | None) -> str | None:
-    """The engine's declared window starts advance by one slide per solution it reported: each report's
-    window opens (solutions of the report before) × slide after the one before — evidence from every
-    consecutive pair of reports that declare a window, at least one of them after a report of more than
-    one solution (one solution a report is the normal step) followed by a window the oracle does not have, or
-    over windows between them that it reports (so not a correct engine that left out empty windows), or — after
-    an empty relation — by the same window again where each window reports once, at its close.  rsp-js 1.3.5 does this: ``window.t0 +=
+    """The words for an engine whose declared window starts advance by one slide per solution it reported
+    (each report's window opens (solutions of the report before) × slide after the one before, in every
+    consecutive pair of reports that declare a window), or None.  rsp-js 1.3.5 does this: ``window.t0 +=
     window.slide`` for every binding it emits."""
     window = verdict.context.get("window") if verdict is not None else None
     actual = verdict.context.get("actual") if verdict is not None else None
@@ -70,9 +67,9 @@ def per_solution_advance(verdict: CaseVerdict | None) -> str | None:
     pairs = list(zip(declared, declared[1:]))
     if not pairs or not all(o2 - o1 == n1 * window.slide for (o1, n1), (o2, _) in pairs):
         return None
-    # evidence: a report of other than one solution (one is also a normal step) followed by a window that the
-    # oracle does not report, or after windows between the two that it does report (so not a correct engine
-    # that left out empty windows)
+    # evidence: a pair no correct engine makes — after a report of other than one solution (one is also the
+    # normal step), a window the oracle does not report, or one past windows it reports (so not a correct engine
+    # that left out empty ones), or the same window again where each window reports once, at its close
     expected = {w.expected.opening for w in verdict.best.windows if w.expected is not None}
     once = set(verdict.best.profile.report) <= {"window-close", "non-empty-content"}  # one report per window
 

@@ -25,8 +25,12 @@ def place(report) -> str:
 
 
 #: findings about the whole output stream, not counted per window
-WHOLE_OUTPUT = ("drift", "per-solution", "grain", "width", "clock-drift", "count", "closed-end", "keeps-old-versions", "one-window", "every-close",
-                "shared-count", "any-close", "unmerged", "starved")
+WHOLE_OUTPUT = ("drift", "per-solution", "grain", "width", "clock-drift", "count", "closed-end", "keeps-old-versions",
+                "one-window", "every-close", "shared-count", "any-close", "unmerged", "starved")
+
+#: which of the windows one moment closes each grain reports (oracle/s2r/secret.py), in words
+GRAIN_WORDS = {"multiple": "every one", "single": "only the latest",
+               "single-held": "the latest that holds an element (its windows exist only once filled)"}
 
 
 def findings_text(findings: dict[str, int]) -> str:
