@@ -308,12 +308,13 @@ def compare(expected: list[ExpectedReport], actual: list[ObservedReport], how: s
 
 
 def fixed(expected_reports: list[ExpectedReport], actual: list[ObservedReport], how: str, form: str, profile: Profile,
-          stream: Stream, basis: str, faults=()) -> CaseVerdict:
+          stream: Stream, basis: str, faults=(), pairs=()) -> CaseVerdict:
     """The verdict under one profile where nothing is left to enumerate (time-annotated data, several
     windows at one per-window t0 combination): PASS iff the reports are exactly the oracle's.  ``basis`` says, in the reason, what
     fixed the evaluation instants.  ``faults``: ``(finding, what the engine does, its reports)`` tried in
     order on a FAIL (the reports computed only then); each that reproduces the whole output is named (two
-    that do are both named: the case cannot tell them apart)."""
+    that do are both named: the case cannot tell them apart).  ``pairs``: the same for two faults at once
+    (their findings a pair), tried only when no one fault reproduces the output."""
     sols = [observed_solutions(a, form) for a in actual]
     windows = compare(expected_reports, actual, how, form, sols)
     best = Explanation(profile, profile.t0 if isinstance(profile.t0, int) else 0, (0, 0), windows)
@@ -324,8 +325,13 @@ def fixed(expected_reports: list[ExpectedReport], actual: list[ObservedReport], 
     verdict = CaseVerdict("FAIL", best, [], 1, how, context=context)
     tried = [(finding, does, compare(reports_of(), actual, how, form, sols)) for finding, does, reports_of in faults]
     found = [(finding, does) for finding, does, under in tried if all(w.status == MATCH for w in under)]
+    for finding, does, reports_of in pairs if not found else ():
+        if all(w.status == MATCH for w in compare(reports_of(), actual, how, form, sols)):
+            found.append((finding, does))
     if found:
-        verdict.findings = {finding: sum(w.status != MATCH for w in windows) for finding, _ in found}
+        wrong = sum(w.status != MATCH for w in windows)
+        verdict.findings = {name: wrong for finding, _ in found
+                            for name in (finding if isinstance(finding, tuple) else (finding,))}
         verdict.notes.append("the whole output is exactly the oracle's for an engine that "
                              + ", and for one that ".join(does for _, does in found)
                              + (" (this case cannot tell them apart)" if len(found) > 1 else ""))

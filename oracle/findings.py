@@ -32,6 +32,10 @@ FINDINGS = {
     "every-close": "evaluates whenever a window closes, also where no window's content changed",
     "unmerged": "reads each window as a named graph, not merged into the default graph (C-SPARQL's dataset)",
     "any-close": "evaluates whenever any window closes, not only when the designated window does",
+    "not-all-close": "evaluates whenever any window closes, not only when all close at once",
+    "empty-group-join": "gives no solution for a join with an aggregate over no matches (SPARQL's group over "
+                        "nothing is one row: COUNT 0)",
+    "own-clock": "sees time pass only by each window's own stream (a window whose stream goes quiet never closes)",
     "starved": "feeds each stream's elements only to the last window declared over it (the others stay empty)",
     "starved-reports": "makes each of its reports as if each stream fed only the last window declared over it",
     "shared-count": "counts the elements of every stream in one sequence, not each count window's own stream's",

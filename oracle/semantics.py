@@ -28,7 +28,8 @@ from oracle.model import (
 class Profile:
     """One concrete operational semantics; every item is a declared, named parameter.
 
-    ``t0`` is an integer (ms) or ``"any"``; with ``"any"`` the oracle tries every t0 in
+    ``t0`` is an integer (ms), ``"aligned"`` (among several windows: each window's own aligned t0,
+    :func:`oracle.profiles.aligned_t0`; elsewhere it is resolved before a Profile is made) or ``"any"``; with ``"any"`` the oracle tries every t0 in
     ``t0_range`` (inclusive, ms; default: from the first element's time to that plus the window range,
     CSRBench's range at millisecond resolution).
     ``report`` is a conjunction of conditions from :data:`REPORT_CONDITIONS`; ``periodic`` (ms) adds
@@ -62,8 +63,8 @@ class Profile:
     def __post_init__(self) -> None:
         object.__setattr__(self, "report", frozenset(self.report))
         problems = []
-        if not (self.t0 == "any" or (isinstance(self.t0, int) and not isinstance(self.t0, bool))):
-            problems.append(f"t0 must be an integer (ms) or 'any', got {self.t0!r}")
+        if not (self.t0 in ("any", "aligned") or (isinstance(self.t0, int) and not isinstance(self.t0, bool))):
+            problems.append(f"t0 must be an integer (ms), 'aligned' or 'any', got {self.t0!r}")
         if not (self.count_t0 in (None, "any") or (isinstance(self.count_t0, int)
                                                   and not isinstance(self.count_t0, bool))):
             problems.append(f"count_t0 must be an integer (a position) or 'any', got {self.count_t0!r}")

@@ -252,13 +252,50 @@ def test_merged_windows_are_one_rdf_graph_in_the_oracles_dataset():
 
 def test_a_window_starting_after_the_stream_never_explains_silence():
     # elements at 1 and 2 on w1's and w2's stream; a per-window t0 of 3 or more starts after both, so no
-    # window holds data: such combinations were once a vacuous PASS for an engine that said nothing
+    # window holds data: such combinations were once a vacuous PASS for an engine that said nothing (flush:
+    # under drop no window closes by t=2, and silence is the right answer at every t0)
     stream = Stream((on("http://ex.org/s", 1, "a"), on("http://ex.org/s", 2, "b")))
     spec = MultiWindowSpec((W1, W2))
-    for varied in (Profile(t0="any"), Profile(t0="any", empty=False)):
+    for varied in (Profile(t0="any", end_of_stream="flush"), Profile(t0="any", empty=False, end_of_stream="flush")):
         verdict = multiwindow.check(stream, spec, Q, varied, [], "order")
         assert verdict.verdict == "FAIL" and not verdict.vacuous
     fixed = multiwindow.check(stream, spec, Q, Profile(t0=50), [], "order")
     assert fixed.verdict == "UNJUDGED"
     assert fixed.notes == ["t0=50 lies after the stream's last element (t=2): no window can hold data, so nothing "
                            "can be compared; a t0 must let some window hold an element"]
+
+
+def _times_and_subjects(reports):
+    return [(r.tau, sorted(str(row["s"]).rsplit("/", 1)[1] for row in r.solutions.rows)) for r in reports]
+
+
+def test_aligned_t0_is_each_windows_own():
+    # elements a at 1 and b at 5.  Aligned windows close at multiples of their slide, the first holding the
+    # first element: w1 (4/2) from -2 ([-2, 2) holds a), w2 (6/3) from -3 ([-3, 3) holds a).  Evaluated when
+    # w2 closes, flushing: 3 ({a}), 6 ([0, 6): {a, b}), 9 ([3, 9): {b}); a t0 of 0 has no close at 3
+    stream = Stream((on("http://ex.org/s", 1, "a"), on("http://ex.org/s", 5, "b")))
+    spec = MultiWindowSpec((W1, W2), "closes-of", W2.name)
+    q2 = "SELECT ?s WHERE { GRAPH <http://ex.org/w2> { ?s ?p ?o } }"
+    combos, _ = multiwindow.t0_candidates(stream, spec, Profile(t0="aligned"), [])
+    assert combos == [{W1.name: -2, W2.name: -3}]
+    aligned = multiwindow.expected(stream, spec, q2, Profile(t0="aligned", end_of_stream="flush"))
+    assert _times_and_subjects(aligned) == [(3, ["a"]), (6, ["a", "b"]), (9, ["b"])]
+    zero = multiwindow.expected(stream, spec, q2, Profile(t0=0, end_of_stream="flush"))
+    assert _times_and_subjects(zero) == [(6, ["a", "b"]), (9, ["b"])]
+
+
+def test_without_a_flush_closes_after_the_last_element_are_never_seen():
+    # the same stream, ending at 5: under drop a close is seen only when an element reaches it — at its
+    # time (close >=) or after it (close >) — so of w2's closes 3, 6, 9 only 3 is evaluated; with b at 6
+    # instead, close >= sees 6 as well and close > does not
+    q2 = "SELECT ?s WHERE { GRAPH <http://ex.org/w2> { ?s ?p ?o } }"
+    spec = MultiWindowSpec((W1, W2), "closes-of", W2.name)
+    ends_at_5 = Stream((on("http://ex.org/s", 1, "a"), on("http://ex.org/s", 5, "b")))
+    ends_at_6 = Stream((on("http://ex.org/s", 1, "a"), on("http://ex.org/s", 6, "b")))
+    for close in (">=", ">"):
+        assert _times_and_subjects(multiwindow.expected(ends_at_5, spec, q2, Profile(t0="aligned", close=close))) \
+            == [(3, ["a"])]
+    assert _times_and_subjects(multiwindow.expected(ends_at_6, spec, q2, Profile(t0="aligned", close=">="))) \
+        == [(3, ["a"]), (6, ["a"])]
+    assert _times_and_subjects(multiwindow.expected(ends_at_6, spec, q2, Profile(t0="aligned", close=">"))) \
+        == [(3, ["a"])]

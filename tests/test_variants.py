@@ -76,6 +76,33 @@ def test_the_syntax_family_keeps_the_standard_text_and_others_get_the_declared_v
     assert variant_of(border, replace(info, dialect="sparql")) == ()
 
 
+def test_a_syntax_case_that_fails_says_which_declared_deviations_its_standard_text_has():
+    """syntax.rspql-on-stream writes 'ON STREAM' already but its window sizes as PT10S: of the three declared
+    deviations only window-ms rewrites it (its WINDOW block is on a line of its own, indented — no deviation);
+    rspql-multiline has 'ON <s>' too.  The reason of a FAIL or ERROR says so first; a PASS, an engine that
+    declares nothing, or a case in the declared variant, says nothing of it."""
+    from conformance.run.harness import run_case, standard_forms
+
+    info = replace(ReferenceEngine().info(), dialect="rspql", syntax=ALL)
+    names = lambda case: [f.split(":")[0] for f in standard_forms(CASES[case], info)]  # noqa: E731
+    assert names("syntax.rspql-on-stream") == ["window-ms"]
+    assert names("syntax.rspql-multiline") == ["window-ms", "on-stream"]
+    assert names("edges.border") == [] and standard_forms(CASES["syntax.rspql-multiline"], replace(info, syntax=())) == []
+
+    class Silent(ReferenceEngine):  # reads the declared variant only: the standard text gives it no window
+        def info(self):
+            return info
+
+        def run(self, request):
+            return []
+    result = run_case(CASES["syntax.rspql-on-stream"], Silent(), info)
+    assert result.verdict == "FAIL"
+    assert result.reason.startswith("[this text has the standard form of a syntax deviation the engine declares — "
+                                    "window-ms: it reads window sizes as integers of milliseconds"), result.reason
+    passed = run_case(CASES["syntax.rspql-on-stream"], ReferenceEngine(), info)
+    assert passed.verdict == "PASS" and "standard form" not in passed.reason
+
+
 def test_an_engine_declaring_an_unknown_deviation_is_one_clear_line(tmp_path):
     fake = Path(__file__).resolve().parent / "fake_engine.py"
     out = subprocess.run([sys.executable, "-m", "pytest", "conformance/", "-q", "-p", "no:randomly", "-k", "edges.border",

@@ -123,6 +123,20 @@ def request_for(case: Case, info: EngineInfo, stream) -> RunRequest:
     return RunRequest(case.id, stream, case.r2r, text, case.window, case.r2s, case.query["stream_iri"], semantics)
 
 
+def standard_forms(case: Case, info: EngineInfo) -> list[str]:
+    """The engine's declared deviations whose standard form a query-syntax case's own text has (the rule
+    of each would rewrite it), in words: what a FAIL or ERROR on that text is to be read beside."""
+    texts = case.query.get("text")
+    text = texts.get(info.dialect) if isinstance(texts, dict) else None
+    if not text or info.dialect == "sparql":
+        return []
+    def lines(t):  # indentation is no deviation
+        return [line.strip() for line in t.split("\n")]
+    vocabulary = variants.VOCABULARY
+    found = [vocabulary[n] for n in info.syntax if n in vocabulary and lines(vocabulary[n].rule(text)) != lines(text)]
+    return [f"{d.name}: it reads {d.reads}" for d in found]
+
+
 def variant_of(case: Case, info: EngineInfo) -> tuple[str, ...]:
     """The declared deviations a case's query is written with for this engine: none for a query-syntax
     case (its standard text is what it tests) or a plain SPARQL engine, else the engine's declaration."""
@@ -234,6 +248,10 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     result.about = about(case)
 
     def done(verdict: str, why: str, error: str | None = None) -> CaseResult:
+        forms = standard_forms(case, info) if verdict in ("FAIL", "ERROR") else []
+        if forms:  # the standard text of a deviation the engine declared: said first, beside the verdict
+            why = (f"[this text has the standard form of {'syntax deviations' if len(forms) > 1 else 'a syntax deviation'}"
+                   f" the engine declares — {'; '.join(forms)}] {why}")
         result.verdict, result.reason, result.error = verdict, why, error
         result.notes = recorded + [n for n in result.notes if n not in recorded]
         if recorded and Verdict(verdict).judged:

@@ -56,6 +56,8 @@ const PROFILE = {
   boundary: "[o,c)",
   close: ">",
   end_of_stream: "drop",    // no flush: the last windows never report
+  instants: "any-close",    // among several windows, each evaluates the query when it closes (rsp.js register():
+                            // every window subscribes on its own; the others lend their current content)
 };
 
 function term(line) {
