@@ -9,6 +9,7 @@ engine to the failure pattern (``oracle.judge.explain.FINDINGS``) the kit must n
 from __future__ import annotations
 
 import queue
+import re
 import threading
 import time
 from dataclasses import replace
@@ -296,12 +297,68 @@ class UnmergedEngine(ReferenceEngine):
         return super().run(request)
 
 
+class DroppingMultiEngine(ReferenceEngine):
+    """No fault: the reference engine without a flush (``end_of_stream: drop``) — among several windows a
+    close is seen only when an element of any stream reaches it (at its time: close ``>=``).  The baseline
+    of :class:`OwnClockEngine`, and an implementation of drop the oracle's is checked against."""
+
+    name = "testing-drop"
+
+    def info(self):
+        info = super().info()
+        return replace(info, profile={**info.profile, "end_of_stream": "drop"})
+
+    def seen_until(self, request, window):
+        return request.stream.elements[-1].t
+
+
+class OwnClockEngine(DroppingMultiEngine):
+    """Without a flush, each of several windows sees time pass only by its own stream's elements: a window
+    whose stream has gone quiet never closes again (rsp-js: each window is fed and triggered by its own
+    stream)."""
+
+    name = "testing-own-clock"
+
+    def seen_until(self, request, window):
+        own = [e.t for e in request.stream.elements if e.stream == window.stream]
+        return own[-1] if own else float("-inf")
+
+
+class NotAllCloseEngine(ReferenceEngine):
+    """Evaluates an all-close query whenever any window closes (rsp-js evaluates at each window's close)."""
+
+    name = "testing-not-all-close"
+
+    def evaluation_times(self, request, closes):
+        if request.window.instants == "all-close":
+            return sorted(set().union(*closes.values()))
+        return super().evaluation_times(request, closes)
+
+
+class EmptyGroupJoinEngine(ReferenceEngine):
+    """A join with an aggregate subquery over a window that holds nothing gives no solution, although such
+    a group is one row (COUNT 0): Comunica 2.10.2 inside rsp-js passes the group's input cardinality 0 to
+    its join, which then returns nothing.  Read from the query text: a ``{ SELECT (…) WHERE { GRAPH <w> …``
+    subquery is over window w."""
+
+    name = "testing-empty-group-join"
+    SUBQUERY = re.compile(r"\{\s*SELECT\s*\([^{}]*\)\s*WHERE\s*\{\s*GRAPH\s*<([^>]+)>", re.I)
+
+    def evaluate_held(self, request, held):
+        grouped = self.SUBQUERY.findall(request.r2r)
+        if len(grouped) and request.r2r.count("SELECT") > 1 and any(not held.get(w) for w in grouped):
+            return "SELECT", []  # the join is empty
+        return super().evaluate_held(request, held)
+
+
 #: each fault engine and the failure pattern the kit must name for it (tests/test_fault_engines.py): on
 #: the count-window, time-annotated and multi-window families, and on the rest of the corpus
 COUNT_FAULTS = {CountOverrunEngine: "count"}
 VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions"}
 MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", StarvedEngine: "starved", EveryCloseEngine: "every-close",
-                       AnyCloseEngine: "any-close", SharedCountEngine: "shared-count", UnmergedEngine: "unmerged"}
+                       AnyCloseEngine: "any-close", SharedCountEngine: "shared-count", UnmergedEngine: "unmerged",
+                       OwnClockEngine: "own-clock", NotAllCloseEngine: "not-all-close",
+                       EmptyGroupJoinEngine: "empty-group-join"}
 
 FAULTS = {
     PerSolutionStartsEngine: "per-solution",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conformance.corpus.cases import load_corpus
-from conformance.run.harness import run_case
+from conformance.run.harness import request_for, run_case
 from engines.faults import (
     COUNT_FAULTS,
     FAULTS,
@@ -170,3 +170,36 @@ def test_reporting_the_latest_window_that_holds_an_element_under_a_declared_sing
     for r in failed:
         assert list(r.findings)[0] == "grain", (r.id, r.reason)
         assert "under grain multiple or single-held, not the declared single" in r.reason, (r.id, r.reason)
+
+
+@pytest.mark.parametrize("finding", ["own-clock", "not-all-close", "empty-group-join"])
+def test_each_rsp_js_behaviour_among_several_windows_fails_three_cases_and_is_named(finding):
+    """One fault each, as rsp-js has them (engines/faults.py): a window's own clock, evaluation at every close
+    of an all-close query, an empty join with a group over nothing.  Each FAILs at least three multi-window
+    cases, each with exactly that finding named, and PASSes the rest."""
+    engine = next(cls for cls, f in MULTI_WINDOW_FAULTS.items() if f == finding)()
+    cases = [c for c in load_corpus(ROOT / "cases") if c.family == "mw"]
+    results = [run_case(c, engine, engine.info(), timeout=60) for c in cases]
+    assert not [r.id for r in results if r.verdict not in ("PASS", "FAIL")]
+    failed = [r for r in results if r.verdict == "FAIL"]
+    assert len(failed) >= 3, [r.id for r in failed]
+    for r in failed:
+        assert r.findings == {finding: r.findings[finding]} and FINDINGS[finding] in r.reason, (r.id, r.reason)
+
+
+def test_the_oracle_without_a_flush_agrees_with_an_engine_that_drops_among_several_windows():
+    """testing-drop (no fault; its own code, engines/reference) reports no close after the last element: it
+    PASSes every multi-window case, and its output differs from the flushing reference engine's in some —
+    so the oracle's drop is not the flush it used to apply to every engine."""
+    from engines.faults import DroppingMultiEngine
+    from engines.reference import ReferenceEngine
+
+    cases = [c for c in load_corpus(ROOT / "cases") if c.family == "mw"]
+    drop, flush = DroppingMultiEngine(), ReferenceEngine()
+    differ = 0
+    for case in cases:
+        result = run_case(case, drop, drop.info(), timeout=60)
+        assert result.verdict == "PASS", (case.id, result.reason)
+        request = request_for(case, drop.info(), case.load_stream())
+        differ += len(drop.run(request)) != len(flush.run(request))
+    assert differ >= 10

@@ -202,6 +202,11 @@ class ReferenceEngine:
         """The t0 of one of several named windows: the engine's t0 for all of them."""
         return self.t0
 
+    def seen_until(self, request: RunRequest, window) -> float:
+        """The latest close of ``window`` (one of several) the engine sees: every one, as it flushes at the
+        end of the stream."""
+        return float("inf")
+
     def read_as(self, request: RunRequest, window):
         """The window whose stream, range and slide fill the named graph of ``window`` (itself)."""
         return window
@@ -247,7 +252,9 @@ class ReferenceEngine:
                 closes[w.name] = {c for c, _ in counts[w.name]}
             else:
                 t0 = self.window_t0(w)
-                closes[w.name] = {t0 + k * w.slide + w.range for k in range((last - t0) // w.slide + 1)}
+                seen = self.seen_until(request, self.read_as(request, w))
+                closes[w.name] = {c for c in (t0 + k * w.slide + w.range for k in range((last - t0) // w.slide + 1))
+                                  if c <= seen}
         reports, previous, held_before = [], [], None
         for t in self.evaluation_times(request, closes):
             held = {}
@@ -265,18 +272,23 @@ class ReferenceEngine:
             if self.on_change_only(request) and held == (held_before or {name: [] for name in held}):
                 continue  # content-change: no window's elements changed since the last close
             held_before = held
-            ds = Dataset()
-            for triple in request.stream.static:
-                ds.add(triple)
-            for name, indexes in held.items():  # merged (C-SPARQL): all in the default graph, as one RDF graph
-                g = ds if request.window.merged else ds.graph(URIRef(name))
-                for i in indexes:
-                    for triple in elements[i].triples:
-                        g.add(triple)
-            kind, current = self.answer(ds.query(request.r2r), GROUP_BY.search(request.r2r) is not None)
+            kind, current = self.evaluate_held(request, held)
             reports.append(ObservedReport(self.r2s(request.r2s, current, previous, kind), tau=t, window=(t, t)))
             previous = current
         return reports
+
+    def evaluate_held(self, request: RunRequest, held: dict[str, list[int]]) -> tuple[str, list]:
+        """(query form, answer) over the windows' contents (each window's element indexes by its name), each
+        the named graph of its name — or, merged (C-SPARQL), all in the default graph as one RDF graph."""
+        elements, ds = request.stream.elements, Dataset()
+        for triple in request.stream.static:
+            ds.add(triple)
+        for name, indexes in held.items():
+            g = ds if request.window.merged else ds.graph(URIRef(name))
+            for i in indexes:
+                for triple in elements[i].triples:
+                    g.add(triple)
+        return self.answer(ds.query(request.r2r), GROUP_BY.search(request.r2r) is not None)
 
     def live(self, request: RunRequest, emit):
         """A live session (conformance/load/live.py): time windows over one stream, reported as they close.
