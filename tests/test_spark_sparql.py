@@ -40,9 +40,54 @@ def bag(rows) -> list[dict]:
     return sorted((dict(sorted(row.items())) for row in rows), key=lambda row: sorted(row.items()))
 
 
-def test_a_property_path_is_refused_not_matched_as_a_constant_predicate(engine):
-    with pytest.raises(Unsupported, match=r"property paths \(SequencePath\)"):
-        answers(engine, ":a :p :b . :b :q :c .", "SELECT ?z { :a :p/:q ?z }")
+def I(name: str) -> str:  # noqa: E743 - an IRI of the test's namespace, as the engine writes it
+    return f"<{X}{name}>"
+
+
+def test_paths_without_repetition_are_compiled_with_sparqls_bags_and_repetition_is_refused(engine):
+    # a reaches d through b and through c: the sequence :p/:q has two solutions (a hidden node between,
+    # §18.2.2.4); :p|:r from a to b matches two triples: two solutions; ^:q from d is b and c;
+    # !(:p|:q) is every other predicate, one solution per triple
+    data = ":a :p :b , :c . :b :q :d . :c :q :d . :a :r :b . :a :s :b ."
+    assert answers(engine, data, "SELECT ?z { :a :p/:q ?z }") == bag([{"z": I("d")}, {"z": I("d")}])
+    assert answers(engine, data, "SELECT ?o { :a (:p|:r) ?o }") == bag([{"o": I("b")}, {"o": I("b")}, {"o": I("c")}])
+    assert answers(engine, data, "SELECT ?s { :d ^:q ?s }") == bag([{"s": I("b")}, {"s": I("c")}])
+    assert answers(engine, data, "SELECT ?s ?o { ?s !(:p|:q) ?o }") == bag([{"s": I("a"), "o": I("b")}] * 2)
+    for path, mod in ((":p*", r"\*"), (":p+", r"\+"), (":p?", r"\?")):
+        with pytest.raises(Unsupported, match=rf"property paths \(MulPath {mod}\)"):
+            answers(engine, data, f"SELECT ?z {{ :a {path} ?z }}")
+    with pytest.raises(Unsupported, match=r"negated property set with an inverse member"):
+        answers(engine, data, "SELECT ?z { :a !(:p|^:q) ?z }")
+
+
+def test_values_minus_and_optional_with_a_filter(engine):
+    data = ":a :p 1 . :b :p 2 . :c :p 3 . :a :q :x . :b :q :y ."
+    # VALUES joins like any pattern; UNDEF is unbound, so compatible with every ?s
+    got = answers(engine, data, "SELECT ?s ?t { ?s :p ?o VALUES (?s ?t) { (:a 'A') (UNDEF 'any') } }")
+    assert got == bag([{"s": I("a"), "t": '"A"'}] + [{"s": I(x), "t": '"any"'} for x in "abc"])
+    # MINUS removes a and b (they have a :q); with no variable in common it removes nothing
+    assert answers(engine, data, "SELECT ?s { ?s :p ?o MINUS { ?s :q ?z } }") == bag([{"s": I("c")}])
+    assert len(answers(engine, data, "SELECT ?s { ?s :p ?o MINUS { ?u :q ?z } }")) == 3
+    # OPTIONAL { … FILTER } keeps the filter inside: a's :q is kept (x), b's is filtered out, so b and c stand alone
+    got = answers(engine, data, "SELECT ?s ?z { ?s :p ?o OPTIONAL { ?s :q ?z FILTER(?o < 2) } }")
+    assert got == bag([{"s": I("a"), "z": I("x")}, {"s": I("b")}, {"s": I("c")}])
+
+
+def test_filter_exists_and_not_exists(engine):
+    data = ":a :p 1 . :b :p 2 . :a :q :x ."
+    assert answers(engine, data, "SELECT ?s { ?s :p ?o FILTER EXISTS { ?s :q ?z } }") == bag([{"s": I("a")}])
+    assert answers(engine, data, "SELECT ?s { ?s :p ?o FILTER NOT EXISTS { ?s :q ?z } }") == bag([{"s": I("b")}])
+    assert answers(engine, data, "SELECT ?s { ?s :p ?o FILTER(?o > 0) FILTER(!EXISTS { ?s :q ?z }) }") == \
+        bag([{"s": I("b")}])
+    # substitution would let the inner FILTER read ?o: a join cannot, so it is refused
+    with pytest.raises(Unsupported, match="reads a variable bound only outside it"):
+        answers(engine, data, "SELECT ?s { ?s :p ?o FILTER EXISTS { ?s :q ?z FILTER(?o = 1) } }")
+
+
+def test_count_distinct_star_counts_distinct_solutions(engine):
+    # the solutions of ?s :p ?o over a triple that is data twice are one (a graph is a set); two subjects
+    assert answers(engine, ":a :p 1 . :b :p 1 . :b :p 1 .", "SELECT (COUNT(DISTINCT *) AS ?n) { ?s :p ?o }") == \
+        bag([{"n": f'"2"^^<{XSD.integer}>'}])
 
 
 def test_an_xsd_string_literal_is_the_simple_literal_and_a_language_tag_has_no_case(engine):
@@ -156,8 +201,8 @@ def test_a_sub_select_scopes_its_variables_and_keeps_its_order_to_itself(engine)
     # the inner ?v is another variable: the outer one, unbound there, joins with everything
     scoped = answers(engine, data, "SELECT ?s ?v { ?s :n \"A\" { SELECT (COUNT(?v) AS ?c) { ?x :t ?v } } }")
     assert scoped == bag([{"s": f"<{X}a>"}])
-    with pytest.raises(Unsupported, match="VALUES"):
-        answers(engine, data, "SELECT ?s { VALUES ?s { :a } ?s :t ?v }")
+    assert answers(engine, data, "SELECT ?s ?v { VALUES ?s { :a } ?s :t ?v }") == \
+        bag([{"s": f"<{X}a>", "v": f'"70"{integer}'}])
 
 
 def test_construct_makes_one_graph_per_window_from_the_template(engine):

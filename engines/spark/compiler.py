@@ -10,10 +10,13 @@ was a py4j call and an analysis of its own (some 215 calls and 0.1 s per run; a 
 analysis alone took 72 ms).  The compiler tracks each relation's columns itself, so it never asks
 the JVM.
 
-Supported: BGP, FILTER (comparisons, IN, && || !, + - * /, BOUND, REGEX with flags, STR, isIRI/isLiteral and
-the built-ins and casts of :mod:`engines.spark.sqlfunctions`), OPTIONAL,
-UNION, BIND, GROUP BY with COUNT/SUM/AVG/MIN/MAX/SAMPLE, DISTINCT, ORDER BY with LIMIT/OFFSET (per
-window), projection, ASK.  Anything else raises
+Supported: BGP, property paths without repetition (sequence, alternative, inverse, negated property set),
+FILTER (comparisons, IN, && || !, + - * /, BOUND, REGEX with flags, STR, isIRI/isLiteral, NOW, [NOT] EXISTS
+as a conjunct, and the built-ins and casts of :mod:`engines.spark.sqlfunctions`), OPTIONAL (with a FILTER
+inside too), UNION, MINUS, VALUES, BIND, sub-SELECT, GROUP BY with COUNT/SUM/AVG/MIN/MAX/SAMPLE, DISTINCT,
+ORDER BY with LIMIT/OFFSET (per window), projection, ASK, CONSTRUCT.  Refused, among others: ``*``, ``+``
+and ``?`` paths (Spark 4.3's recursive CTE takes only UNION ALL, so a cycle would never end), GROUP_CONCAT
+(its order is not determined), SUM/AVG(DISTINCT).  Anything else raises
 :class:`~engines.contract.Unsupported` naming the construct, so the engine refuses rather than answers
 wrongly.  All term handling runs in Spark SQL expressions: no Python UDF.
 """
@@ -21,11 +24,12 @@ wrongly.  All term handling runs in Spark SQL expressions: no Python UDF.
 from __future__ import annotations
 
 import itertools
+from datetime import datetime, timezone
 
 from pyspark.sql import DataFrame
 from rdflib import RDF, Literal, URIRef, Variable
 from rdflib.namespace import XSD
-from rdflib.paths import Path
+from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, Path, SequencePath
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from engines.contract import Unsupported
@@ -69,6 +73,7 @@ class Compiler:
         self.graphs = graphs
         self.graph = ""
         self._aliases = itertools.count()
+        self.now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
     def alias(self) -> str:
         return f"r{next(self._aliases)}"
@@ -107,6 +112,8 @@ class Compiler:
             for op, other in zip(e.op or [], e.other or []):
                 out = arithmetic(op, out, self.expr(other, rel))
             return out
+        if name == "Builtin_NOW":  # one instant for the whole query, as SPARQL 1.1 §17.4.5.1 asks: when compiled
+            return Value("term", sql_string(f'"{self.now}"^^<{XSD.dateTime}>'))
         if name == "Builtin_BOUND":
             return Value("bool", f"(({self.expr(e.arg, rel).sql}) IS NOT NULL)")
         if name == "Builtin_REGEX":
@@ -191,14 +198,25 @@ class Compiler:
                 self.graph = outer
         if name == "Filter":
             rel = self.pattern(node.p)
-            return rel.keeping(f"SELECT * FROM ({rel.sql}) {self.alias()} WHERE {as_bool(self.expr(node.expr, rel))}")
+            rest = []
+            for conjunct in conjuncts(node.expr):  # FILTER A FILTER B: one conjunction; EXISTS ones as joins
+                negated, exists = existence(conjunct)
+                if exists is None:
+                    rest.append(conjunct)
+                else:
+                    rel = self.exists(rel, exists, negated)
+            for conjunct in rest:
+                rel = rel.keeping(f"SELECT * FROM ({rel.sql}) {self.alias()} WHERE {as_bool(self.expr(conjunct, rel))}")
+            return rel
         if name == "Join":
             return self.join(self.pattern(node.p1), self.pattern(node.p2), "inner")
         if name == "LeftJoin":
             left, right = self.pattern(node.p1), self.pattern(node.p2)
             if node.expr is not None and not (isinstance(node.expr, CompValue) and node.expr.name == "TrueFilter"):
-                raise Unsupported("OPTIONAL with a FILTER inside")
+                return self.optional_filtered(left, right, node.expr)
             return self.join(left, right, "left")
+        if name == "Minus":
+            return self.minus(self.pattern(node.p1), self.pattern(node.p2))
         if name == "Union":
             a, b = self.pattern(node.p1), self.pattern(node.p2)
             cols = a.cols + [c for c in b.cols if c not in a.cols]
@@ -229,9 +247,91 @@ class Compiler:
             return self.slice(node)
         if name == "AggregateJoin":
             return self.aggregate(node)
-        if name == "ToMultiSet" and getattr(node.p, "name", None) != "values":  # VALUES is refused below
+        if name == "ToMultiSet" and getattr(node.p, "name", None) == "values":
+            return self.values(node.p.res)
+        if name == "ToMultiSet":
             return self.subquery(node.p)
         raise Unsupported(construct(name))
+
+    def values(self, rows) -> Relation:
+        """VALUES: the same solutions in every window, UNDEF (or a variable a row leaves out) unbound."""
+        names = list(dict.fromkeys(v for row in rows for v in row))
+        cols = [col_name(v) for v in names]
+
+        def cell(row, v):
+            term = row.get(v)
+            return NULL_TERM if term is None or term == "UNDEF" else sql_string(n3(term))
+        nullable = frozenset(col_name(v) for v in names if any(cell(row, v) == NULL_TERM for row in rows))
+        if not cols:  # VALUES () { () … }: one empty solution per row
+            return Relation(" UNION ALL ".join([f"SELECT {quote(K)} FROM {self.windows}"] * len(rows))
+                            or f"SELECT {quote(K)} FROM {self.windows} WHERE false", [K])
+        if not rows:
+            return Relation(f"SELECT {quote(K)}, " + ", ".join(f"{NULL_TERM} AS {quote(c)}" for c in cols)
+                            + f" FROM {self.windows} WHERE false", [K] + cols, frozenset(cols))
+        inline = ", ".join("(" + ", ".join(cell(row, v) for v in names) + ")" for row in rows)
+        alias = self.alias()
+        return Relation(f"SELECT {quote(K)}, " + ", ".join(f"{alias}.{quote(c)}" for c in cols)
+                        + f" FROM {self.windows} CROSS JOIN (VALUES {inline}) AS {alias}("
+                        + ", ".join(quote(c) for c in cols) + ")", [K] + cols, nullable)
+
+    def minus(self, a: Relation, b: Relation) -> Relation:
+        """MINUS: the solutions of ``a`` with no solution of ``b`` compatible with them and sharing a bound
+        variable (SPARQL 1.1 §18.5); with no variable in common, ``a`` itself."""
+        shared = [c for c in a.cols if c in b.cols and c != K]
+        if not shared:
+            return a
+        left, right = self.alias(), self.alias()
+        on = [f"{left}.{quote(K)} = {right}.{quote(K)}"]
+        on += [f"{left}.{quote(c)} = {right}.{quote(c)}" if c not in a.nullable and c not in b.nullable else
+               f"({left}.{quote(c)} = {right}.{quote(c)} OR {left}.{quote(c)} IS NULL OR {right}.{quote(c)} IS NULL)"
+               for c in shared]
+        if all(c in a.nullable or c in b.nullable for c in shared):
+            on.append("(" + " OR ".join(f"({left}.{quote(c)} IS NOT NULL AND {right}.{quote(c)} IS NOT NULL)"
+                                        for c in shared) + ")")
+        return Relation(f"SELECT {', '.join(f'{left}.{quote(c)}' for c in a.cols)} FROM ({a.sql}) {left}"
+                        f" LEFT ANTI JOIN ({b.sql}) {right} ON {' AND '.join(on)}", a.cols, a.nullable)
+
+    def optional_filtered(self, a: Relation, b: Relation, expr) -> Relation:
+        """OPTIONAL { b FILTER(expr) }: each solution of ``a`` joined with the compatible solutions of ``b``
+        for which expr holds over both, or kept alone when there is none (SPARQL 1.1 §18.5, LeftJoin).
+        The pairs are an inner join, filtered; the solutions of ``a`` left alone are those no kept pair
+        came from, found by a copy of a's own columns (a shared column of the pair is merged)."""
+        tags = {c: f"__l{i}" for i, c in enumerate(a.cols)}
+        copied = Relation(f"SELECT *, {', '.join(f'{quote(c)} AS {quote(t)}' for c, t in tags.items())}"
+                          f" FROM ({a.sql}) {self.alias()}", a.cols + list(tags.values()),
+                          a.nullable | {tags[c] for c in a.nullable})
+        pairs = self.join(copied, b, "inner")
+        pairs = pairs.keeping(f"SELECT * FROM ({pairs.sql}) {self.alias()} WHERE {as_bool(self.expr(expr, pairs))}")
+        cols = [c for c in pairs.cols if c not in tags.values()]
+        alone, kept = self.alias(), self.alias()
+        on = " AND ".join(f"{alone}.{quote(c)} <=> {kept}.{quote(t)}" for c, t in tags.items())
+        lonely = (f"SELECT {', '.join(f'{alone}.{quote(c)}' if c in a.cols else f'{NULL_TERM} AS {quote(c)}' for c in cols)}"
+                  f" FROM ({a.sql}) {alone} LEFT ANTI JOIN (SELECT DISTINCT {', '.join(quote(t) for t in tags.values())}"
+                  f" FROM ({pairs.sql}) {self.alias()}) {kept} ON {on}")
+        return Relation(f"SELECT {pairs.select_list(cols)} FROM ({pairs.sql}) {self.alias()} UNION ALL {lonely}", cols,
+                        frozenset(a.nullable | {c for c in cols if c not in a.cols}))
+
+    def exists(self, rel: Relation, graph, negated: bool) -> Relation:
+        """FILTER [NOT] EXISTS { graph }: the solutions of ``rel`` for which the pattern, with their bindings
+        substituted, has a solution (has none) — a semi (anti) join on the window and the shared variables,
+        an unbound one of ``rel`` matching anything.  That is substitution only when the pattern binds every
+        shared variable in each of its solutions and reads no variable of ``rel`` that it does not bind
+        itself (a FILTER inside on an outer variable): else refused."""
+        word = "FILTER NOT EXISTS" if negated else "FILTER EXISTS"
+        inner = self.pattern(graph)
+        shared = [c for c in rel.cols if c in inner.cols and c != K]
+        if any(c in inner.nullable for c in shared):
+            raise Unsupported(f"{word} over a pattern that may leave a variable of the outer solution unbound")
+        outer_only = {c for c in rel.cols if c not in inner.cols} & {col_name(v) for v in variables(graph)}
+        if outer_only:
+            raise Unsupported(f"{word} whose pattern reads a variable bound only outside it")
+        left, right = self.alias(), self.alias()
+        on = [f"{left}.{quote(K)} = {right}.{quote(K)}"]
+        on += [f"({left}.{quote(c)} IS NULL OR {left}.{quote(c)} = {right}.{quote(c)})" if c in rel.nullable else
+               f"{left}.{quote(c)} = {right}.{quote(c)}" for c in shared]
+        kind = "LEFT ANTI JOIN" if negated else "LEFT SEMI JOIN"
+        return Relation(f"SELECT {', '.join(f'{left}.{quote(c)}' for c in rel.cols)} FROM ({rel.sql}) {left}"
+                        f" {kind} ({inner.sql}) {right} ON {' AND '.join(on)}", rel.cols, rel.nullable)
 
     def subquery(self, node) -> Relation:
         """A sub-SELECT, per window like the rest: its own Project scopes its variables; the order it may
@@ -309,13 +409,16 @@ class Compiler:
             return Relation(f"SELECT {quote(K)} FROM {self.windows}", [K])
         parts = []
         for s, p, o in triples:
-            if isinstance(p, Path):  # never compiled as a constant predicate: that would silently match nothing
-                raise Unsupported(f"property paths ({type(p).__name__})")
+            if isinstance(p, Path):  # the pairs the path connects, never a constant predicate
+                source, hidden = self.path(p)
+                source, terms = f"({source}) {self.alias()}", ((s, "s"), (o, "o"))
+            else:
+                source, hidden, terms = self.W, [], ((s, "s"), (p, "p"), (o, "o"))
             conditions: list[str] = []
-            cols = [K]
-            selected = [quote(K)]
+            cols = [K] + hidden
+            selected = [quote(K)] + [quote(h) for h in hidden]
             names: dict[str, str] = {}
-            for term, column in ((s, "s"), (p, "p"), (o, "o")):
+            for term, column in terms:
                 if is_var(term):
                     name = col_name(term)
                     if name in names:
@@ -326,10 +429,10 @@ class Compiler:
                         selected.append(f"{column} AS {quote(name)}")
                 else:
                     conditions.append(f"{column} = {sql_string(n3(term))}")
-            if self.graphs:
+            if self.graphs and not hidden and not isinstance(p, Path):
                 conditions.append(f"{G} = {sql_string(self.graph)}")
             where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
-            parts.append((Relation(f"SELECT {', '.join(selected)} FROM {self.W}{where}", cols), set(names)))
+            parts.append((Relation(f"SELECT {', '.join(selected)} FROM {source}{where}", cols), set(names)))
         # join connected patterns first (a cross product only when nothing connects)
         rel, bound = parts.pop(0)
         while parts:
@@ -345,6 +448,48 @@ class Compiler:
         # below it.  Per pattern, it hashed every matching triple (4 x 138 k rows for the filter query
         # at 10^6 triples; the patterns' code had 54 % of the CPU samples of the job's second stage)
         return rel.keeping(f"SELECT DISTINCT * FROM ({rel.sql}) {self.alias()}")
+
+    def path(self, p) -> tuple[str, list[str]]:
+        """(SQL with the window, ``s`` and ``o`` of every pair the property path connects, its hidden
+        columns).  Sequences and alternatives keep SPARQL's bag: a sequence is a join with a hidden
+        variable for each node between (SPARQL 1.1 §18.2.2.4), an alternative a union with a hidden branch
+        mark, a negated property set one solution per triple (its predicate hidden); the hidden columns
+        keep those solutions apart through the pattern's de-duplication, and no projection shows them.
+        ``*``, ``+`` and ``?`` (sets over reachability) are refused."""
+        def more(hidden, alias=None):
+            return "".join(f", {alias + '.' if alias else ''}{quote(h)}" for h in hidden)
+        graph = [f"{G} = {sql_string(self.graph)}"] if self.graphs else []
+        if isinstance(p, URIRef):
+            where = " AND ".join([f"p = {sql_string(n3(p))}"] + graph)
+            return f"SELECT {quote(K)}, s, o FROM {self.W} WHERE {where}", []
+        if isinstance(p, InvPath):
+            sql, hidden = self.path(p.arg)
+            return f"SELECT {quote(K)}, o AS s, s AS o{more(hidden)} FROM ({sql}) {self.alias()}", hidden
+        if isinstance(p, SequencePath):
+            sql, hidden = self.path(p.args[0])
+            for step in p.args[1:]:
+                nxt, nxt_hidden = self.path(step)
+                mid, left, right = f"__h{next(self._aliases)}", self.alias(), self.alias()
+                sql = (f"SELECT {left}.{quote(K)}, {left}.s, {right}.o, {left}.o AS {quote(mid)}{more(hidden, left)}"
+                       f"{more(nxt_hidden, right)} FROM ({sql}) {left} JOIN ({nxt}) {right}"
+                       f" ON {left}.{quote(K)} = {right}.{quote(K)} AND {left}.o = {right}.s")
+                hidden = hidden + [mid] + nxt_hidden
+            return sql, hidden
+        if isinstance(p, AlternativePath):
+            branches = [self.path(a) for a in p.args]
+            mark = f"__h{next(self._aliases)}"
+            inner = [h for _, hs in branches for h in hs]
+            parts = [f"SELECT {quote(K)}, s, o"
+                     + "".join(f", {quote(h)}" if h in hs else f", {NULL_TERM} AS {quote(h)}" for h in inner)
+                     + f", '{i}' AS {quote(mark)} FROM ({sql}) {self.alias()}" for i, (sql, hs) in enumerate(branches)]
+            return " UNION ALL ".join(parts), inner + [mark]
+        if isinstance(p, NegatedPath):
+            if not all(isinstance(a, URIRef) for a in p.args):  # rdflib's parser loses the IRI of ^iri here
+                raise Unsupported("a negated property set with an inverse member (^iri)")
+            mark = f"__h{next(self._aliases)}"
+            where = " AND ".join([f"p NOT IN ({', '.join(sql_string(n3(a)) for a in p.args)})"] + graph)
+            return f"SELECT {quote(K)}, s, o, p AS {quote(mark)} FROM {self.W} WHERE {where}", [mark]
+        raise Unsupported(f"property paths ({type(p).__name__}{' ' + p.mod if isinstance(p, MulPath) else ''})")
 
     def aggregate(self, node) -> Relation:
         group = node.p
@@ -366,9 +511,10 @@ class Compiler:
             kind = a.name
             distinct = "DISTINCT " if a.distinct else ""
             if kind == "Aggregate_Count":
-                if a.distinct and a.vars == "*":
-                    raise Unsupported("COUNT(DISTINCT *)")
-                target = "1" if a.vars == "*" else as_term(self.expr(a.vars, rel))
+                if a.distinct and a.vars == "*":  # distinct solutions: of the variables, not the hidden columns
+                    target = "struct(" + (", ".join(quote(c) for c in rel.cols if c.startswith("v_")) or "1") + ")"
+                else:
+                    target = "1" if a.vars == "*" else as_term(self.expr(a.vars, rel))
                 aggs.append((res, integer_literal(f"count({distinct}{target})")))
                 fills[res] = zero
                 continue
@@ -414,6 +560,39 @@ class Compiler:
 CONSTRUCTS = {"ToMultiSet": "VALUES", "Function": "function calls and casts (e.g. xsd:integer(…))",
               "Minus": "MINUS", "Builtin_EXISTS": "FILTER EXISTS", "Builtin_NOTEXISTS": "FILTER NOT EXISTS",
               "values": "VALUES", "UnaryPlus": "unary +", "Aggregate_GroupConcat": "GROUP_CONCAT"}
+
+
+def conjuncts(expr) -> list:
+    """The conjuncts of a FILTER's expression (rdflib joins a group's FILTERs with &&)."""
+    if isinstance(expr, CompValue) and expr.name == "ConditionalAndExpression":
+        return [part for e in [expr.expr] + list(expr.other or []) for part in conjuncts(e)]
+    return [expr]
+
+
+def existence(expr) -> tuple[bool, object | None]:
+    """(negated, pattern) of ``EXISTS { … }``, ``NOT EXISTS { … }`` or ``!EXISTS { … }``; (False, None) for
+    any other expression (an EXISTS inside a larger expression stays refused by name)."""
+    if isinstance(expr, CompValue):
+        if expr.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+            return expr.name == "Builtin_NOTEXISTS", expr.graph
+        if expr.name == "UnaryNot":
+            negated, graph = existence(expr.expr)
+            if graph is not None:
+                return not negated, graph
+    return False, None
+
+
+def variables(node) -> set:
+    """Every variable that occurs anywhere in an algebra node."""
+    if isinstance(node, Variable):
+        return {node}
+    if isinstance(node, CompValue):
+        return {v for value in node.values() for v in variables(value)}
+    if isinstance(node, (list, tuple, set)):
+        return {v for value in node for v in variables(value)}
+    if isinstance(node, dict):
+        return {v for pair in node.items() for value in pair for v in variables(value)}
+    return set()
 
 
 def listed(args) -> list:
