@@ -351,6 +351,33 @@ class EmptyGroupJoinEngine(ReferenceEngine):
         return super().evaluate_held(request, held)
 
 
+class OptionalInnerEngine(ReferenceEngine):
+    """Reads OPTIONAL as an inner join: a solution the optional part does not extend is dropped."""
+
+    name = "testing-optional-inner"
+
+    def run(self, request):
+        return super().run(replace(request, r2r=re.sub(r"\bOPTIONAL\b", "", request.r2r, flags=re.I)))
+
+
+class PlainLiteralsEngine(ReferenceEngine):
+    """Writes every literal of its answers as plain text: numbers as strings, datatypes and language tags
+    dropped (a driver that prints the lexical form only)."""
+
+    name = "testing-plain-literals"
+
+    def run(self, request):
+        def plain(term):
+            return Literal(str(term)) if isinstance(term, Literal) else term
+        out = []
+        for report in super().run(request):
+            rows = report.solutions
+            if isinstance(rows, list):
+                rows = [{k: plain(v) for k, v in row.items()} if isinstance(row, dict) else row for row in rows]
+            out.append(replace(report, solutions=rows))
+        return out
+
+
 #: each fault engine and the failure pattern the kit must name for it (tests/test_fault_engines.py): on
 #: the count-window, time-annotated and multi-window families, and on the rest of the corpus
 COUNT_FAULTS = {CountOverrunEngine: "count"}
@@ -368,6 +395,8 @@ FAULTS = {
     DstreamLateEngine: "shifted",
     DistinctEngine: "multiplicity",
     NoEmptyAggregateEngine: "absent-value",
+    OptionalInnerEngine: "optional-inner",
+    PlainLiteralsEngine: "literal-form",
 }
 
 

@@ -9,6 +9,8 @@ FINDINGS = {
     "bad-literal": "reports literals that are no value (\"null\", ill-typed)",
     "underived": "reports solutions that no stream element derives",
     "empty": "reports no solutions where the oracle has some",
+    "literal-form": "writes its literals as plain text (numbers as strings, datatypes or language tags dropped)",
+    "optional-inner": "drops the solutions that leave an OPTIONAL's variables unbound (OPTIONAL read as an inner join)",
     "borders": "has window borders unlike the explained ones (gracious mode)",
     "missing-report": "has no report where the oracle has one",
     "extra-report": "reports where the oracle has no report",

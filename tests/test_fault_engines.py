@@ -203,3 +203,22 @@ def test_the_oracle_without_a_flush_agrees_with_an_engine_that_drops_among_sever
         request = request_for(case, drop.info(), case.load_stream())
         differ += len(drop.run(request)) != len(flush.run(request))
     assert differ >= 10
+
+
+def test_a_dropped_language_tag_is_named_as_such():
+    """An engine that drops language tags only (numbers keep their datatype): on edges.language-tags the
+    kit says which part of its literals it drops, and that the lexical forms are kept."""
+    from rdflib import Literal
+    from dataclasses import replace
+    from engines.reference import ReferenceEngine
+
+    class NoLanguage(ReferenceEngine):
+        def run(self, request):
+            untag = lambda v: Literal(str(v)) if isinstance(v, Literal) and v.language else v  # noqa: E731
+            return [replace(r, solutions=[{k: untag(v) for k, v in row.items()} for row in r.solutions])
+                    for r in super().run(request)]
+    case = next(c for c in load_corpus(ROOT / "cases") if c.id == "edges.language-tags")
+    result = run_case(case, NoLanguage(), NoLanguage().info())
+    assert result.verdict == "FAIL" and list(result.findings) == ["literal-form"], result.reason
+    assert any("with its literals' language tags dropped, their lexical forms kept" in d
+               for w in result.windows for d in w.diagnostics)

@@ -26,6 +26,7 @@ from collections import Counter
 from dataclasses import replace
 
 from rdflib import BNode, Literal
+from rdflib.namespace import XSD
 
 from oracle.compare import EXTRA, MATCH, MISMATCH, MISSING, CaseVerdict, WindowResult
 from oracle.findings import FINDINGS
@@ -334,6 +335,11 @@ def _cheap_hypotheses(w: WindowResult, query: R2R, whole_fault, previous, neighb
         return True
     if multiplicity_explains(w, query.distinct, kinds):
         return True
+    form = _solution_form(w, query)
+    if form:
+        kinds.add(form[0])
+        w.diagnostics.append(form[1])
+        return True
     operator = profile.r2s
     relation, prev_rel = _relations(query, w.expected, previous, profile.multiplicity)
     fault = _r2s_fault(w, operator, relation, prev_rel)
@@ -351,6 +357,44 @@ def _cheap_hypotheses(w: WindowResult, query: R2R, whole_fault, previous, neighb
         w.diagnostics.append(text)
         return True
     return False
+
+
+def _bag(rows) -> Counter:
+    return Counter(tuple(sorted((k, v) for k, v in row.items() if v is not None)) for row in rows)
+
+
+def _plain(term, lang: bool = True, datatype: bool = True):
+    """A literal without its language tag (``lang``) or its datatype (``datatype``): the lexical form kept."""
+    if isinstance(term, Literal) and ((lang and term.language) or (datatype and term.datatype)):
+        return Literal(str(term))
+    return term
+
+
+def _solution_form(w: WindowResult, query: R2R) -> tuple[str, str] | None:
+    """(finding, words) when the engine's relation is exactly the oracle's written another way: every literal
+    as plain text (numbers as strings, language tags or datatypes dropped), or without the solutions that
+    leave an OPTIONAL's variables unbound (OPTIONAL read as an inner join); else None.  Exact over the whole
+    window's bags, never from a sample of its rows."""
+    if w.expected is None or w.actual_solutions is None:
+        return None
+    expected, actual = w.expected.solutions.rows, w.actual_solutions.rows
+    actual = [{k: Literal(str(v)) if isinstance(v, Literal) and v.datatype == XSD.string else v  # RDF 1.1: one term
+               for k, v in row.items()} for row in actual]
+    if _bag(expected) != _bag(actual):
+        for lost, lang, datatype in (("language tags", True, False), ("datatypes (numbers as strings)", False, True),
+                                     ("datatypes and language tags", True, True)):
+            plain = [{k: _plain(v, lang, datatype) for k, v in row.items()} for row in expected]
+            if _bag(plain) == _bag(actual) and _bag(plain) != _bag(expected):
+                return "literal-form", (f"the engine's relation is exactly the oracle's with its literals' {lost} "
+                                        "dropped, their lexical forms kept")
+    if query.optional and actual:
+        bound = set().union(*(set(k for k, v in row.items() if v is not None) for row in expected))
+        full = [row for row in expected if all(row.get(k) is not None for k in bound)]
+        if len(full) < len(expected) and _bag(full) == _bag(actual):
+            return "optional-inner", (f"the engine's relation is exactly the oracle's without its {len(expected) - len(full)} "
+                                      "solutions that leave an OPTIONAL's variables unbound: OPTIONAL read as an "
+                                      "inner join")
+    return None
 
 
 def _missing_from(w: WindowResult, prov: Provenance, source, kinds: set) -> None:
