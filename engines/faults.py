@@ -268,9 +268,10 @@ class AnyCloseEngine(ReferenceEngine):
     """Evaluates a query whose instants are one designated window's closes whenever any window closes."""
 
     name = "testing-any-close"
+    instead_of = "closes-of"  # the instants policy it evaluates at every close instead
 
     def evaluation_times(self, request, closes):
-        if request.window.instants == "closes-of":
+        if request.window.instants == self.instead_of:
             return sorted(set().union(*closes.values()))
         return super().evaluation_times(request, closes)
 
@@ -324,15 +325,11 @@ class OwnClockEngine(DroppingMultiEngine):
         return own[-1] if own else float("-inf")
 
 
-class NotAllCloseEngine(ReferenceEngine):
+class NotAllCloseEngine(AnyCloseEngine):
     """Evaluates an all-close query whenever any window closes (rsp-js evaluates at each window's close)."""
 
     name = "testing-not-all-close"
-
-    def evaluation_times(self, request, closes):
-        if request.window.instants == "all-close":
-            return sorted(set().union(*closes.values()))
-        return super().evaluation_times(request, closes)
+    instead_of = "all-close"
 
 
 class EmptyGroupJoinEngine(ReferenceEngine):

@@ -47,7 +47,7 @@ def aligned_t0(window, first: int) -> int:
 
 def _resolve(t0, window, stream):
     """``aligned`` as a number (any number will do for validation, before a case is known); among several
-    windows it stays ``aligned``: each window's own t0 is its own (:func:`oracle.expected.multiwindow.t0_candidates`)."""
+    windows it stays ``aligned``: each window's t0 is its own (:func:`oracle.expected.multiwindow.t0_candidates`)."""
     if t0 != ALIGNED or isinstance(window, MultiWindowSpec):
         return t0
     return aligned_t0(window, stream.elements[0].t) if window is not None and stream and stream.elements else 0

@@ -29,9 +29,9 @@ class Profile:
     """One concrete operational semantics; every item is a declared, named parameter.
 
     ``t0`` is an integer (ms), ``"aligned"`` (among several windows: each window's own aligned t0,
-    :func:`oracle.profiles.aligned_t0`; elsewhere it is resolved before a Profile is made) or ``"any"``; with ``"any"`` the oracle tries every t0 in
-    ``t0_range`` (inclusive, ms; default: from the first element's time to that plus the window range,
-    CSRBench's range at millisecond resolution).
+    :func:`oracle.profiles.aligned_t0`; elsewhere it is resolved before a Profile is made) or ``"any"``;
+    with ``"any"`` the oracle tries every t0 in ``t0_range`` (inclusive, ms; default: from the first
+    element's time to that plus the window range, CSRBench's range at millisecond resolution).
     ``report`` is a conjunction of conditions from :data:`REPORT_CONDITIONS`; ``periodic`` (ms) adds
     SECRET's periodic condition.  ``multiplicity`` says whether the engine's relations are bags or sets.
     ``count_t0`` is the t0 of count windows among several windows (a position, or ``"any"``; None when

@@ -87,7 +87,8 @@ def test_a_syntax_case_that_fails_says_which_declared_deviations_its_standard_te
     names = lambda case: [f.split(":")[0] for f in standard_forms(CASES[case], info)]  # noqa: E731
     assert names("syntax.rspql-on-stream") == ["window-ms"]
     assert names("syntax.rspql-multiline") == ["window-ms", "on-stream"]
-    assert names("edges.border") == [] and standard_forms(CASES["syntax.rspql-multiline"], replace(info, syntax=())) == []
+    assert names("edges.border") == []
+    assert standard_forms(CASES["syntax.rspql-multiline"], replace(info, syntax=())) == []
 
     class Silent(ReferenceEngine):  # reads the declared variant only: the standard text gives it no window
         def info(self):

@@ -250,8 +250,8 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
     def done(verdict: str, why: str, error: str | None = None) -> CaseResult:
         forms = standard_forms(case, info) if verdict in ("FAIL", "ERROR") else []
         if forms:  # the standard text of a deviation the engine declared: said first, beside the verdict
-            why = (f"[this text has the standard form of {'syntax deviations' if len(forms) > 1 else 'a syntax deviation'}"
-                   f" the engine declares — {'; '.join(forms)}] {why}")
+            what = "syntax deviations" if len(forms) > 1 else "a syntax deviation"
+            why = f"[this text has the standard form of {what} the engine declares — {'; '.join(forms)}] {why}"
         result.verdict, result.reason, result.error = verdict, why, error
         result.notes = recorded + [n for n in result.notes if n not in recorded]
         if recorded and Verdict(verdict).judged:

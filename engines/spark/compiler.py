@@ -305,8 +305,9 @@ class Compiler:
         cols = [c for c in pairs.cols if c not in tags.values()]
         alone, kept = self.alias(), self.alias()
         on = " AND ".join(f"{alone}.{quote(c)} <=> {kept}.{quote(t)}" for c, t in tags.items())
-        lonely = (f"SELECT {', '.join(f'{alone}.{quote(c)}' if c in a.cols else f'{NULL_TERM} AS {quote(c)}' for c in cols)}"
-                  f" FROM ({a.sql}) {alone} LEFT ANTI JOIN (SELECT DISTINCT {', '.join(quote(t) for t in tags.values())}"
+        own = ", ".join(f"{alone}.{quote(c)}" if c in a.cols else f"{NULL_TERM} AS {quote(c)}" for c in cols)
+        copies = ", ".join(quote(t) for t in tags.values())
+        lonely = (f"SELECT {own} FROM ({a.sql}) {alone} LEFT ANTI JOIN (SELECT DISTINCT {copies}"
                   f" FROM ({pairs.sql}) {self.alias()}) {kept} ON {on}")
         return Relation(f"SELECT {pairs.select_list(cols)} FROM ({pairs.sql}) {self.alias()} UNION ALL {lonely}", cols,
                         frozenset(a.nullable | {c for c in cols if c not in a.cols}))

@@ -391,9 +391,9 @@ def _solution_form(w: WindowResult, query: R2R) -> tuple[str, str] | None:
         bound = set().union(*(set(k for k, v in row.items() if v is not None) for row in expected))
         full = [row for row in expected if all(row.get(k) is not None for k in bound)]
         if len(full) < len(expected) and _bag(full) == _bag(actual):
-            return "optional-inner", (f"the engine's relation is exactly the oracle's without its {len(expected) - len(full)} "
-                                      "solutions that leave an OPTIONAL's variables unbound: OPTIONAL read as an "
-                                      "inner join")
+            return "optional-inner", (f"the engine's relation is exactly the oracle's without its "
+                                      f"{len(expected) - len(full)} solutions that leave an OPTIONAL's variables "
+                                      "unbound: OPTIONAL read as an inner join")
     return None
 
 
