@@ -8,6 +8,7 @@ engine to the failure pattern (``oracle.judge.explain.FINDINGS``) the kit must n
 
 from __future__ import annotations
 
+import math
 import queue
 import re
 import threading
@@ -15,6 +16,7 @@ import time
 from dataclasses import replace
 
 from rdflib import Literal
+from rdflib.namespace import XSD
 
 from engines import r2s as engine_r2s
 from engines.contract import RunRequest, Unsupported
@@ -375,6 +377,34 @@ class PlainLiteralsEngine(ReferenceEngine):
         return out
 
 
+class AvgIntegerEngine(ReferenceEngine):
+    """Computes AVG as an integer division: each ``AVG(…) AS ?v`` of the query comes out as the floor of
+    the mean, an xsd:integer (a driver that divides a sum of integers by a count in integer arithmetic)."""
+
+    name = "testing-avg-integer"
+    AVERAGE = re.compile(r"AVG\s*\(.*?\)\s*AS\s*\?(\w+)", re.I | re.S)
+
+    def run(self, request):
+        names = set(self.AVERAGE.findall(request.r2r))
+
+        def floor(name, term):
+            if name in names and isinstance(term, Literal) and term.datatype is not None:
+                return Literal(math.floor(float(term)), datatype=XSD.integer)
+            return term
+        return [replace(r, solutions=[{k: floor(k, v) for k, v in row.items()} if isinstance(row, dict) else row
+                                      for row in r.solutions])
+                if isinstance(r.solutions, list) else r for r in super().run(request)]
+
+
+class CountAllEngine(ReferenceEngine):
+    """Reads COUNT(DISTINCT …) as COUNT(…): every repeated value counted again."""
+
+    name = "testing-count-distinct"
+
+    def run(self, request):
+        return super().run(replace(request, r2r=re.sub(r"(COUNT\s*\()\s*DISTINCT\s+", r"\1", request.r2r, flags=re.I)))
+
+
 #: each fault engine and the failure pattern the kit must name for it (tests/test_fault_engines.py): on
 #: the count-window, time-annotated and multi-window families, and on the rest of the corpus
 COUNT_FAULTS = {CountOverrunEngine: "count"}
@@ -394,6 +424,8 @@ FAULTS = {
     NoEmptyAggregateEngine: "absent-value",
     OptionalInnerEngine: "optional-inner",
     PlainLiteralsEngine: "literal-form",
+    AvgIntegerEngine: "avg-integer",
+    CountAllEngine: "count-distinct",
 }
 
 

@@ -10,6 +10,8 @@ FINDINGS = {
     "underived": "reports solutions that no stream element derives",
     "empty": "reports no solutions where the oracle has some",
     "literal-form": "writes its literals as plain text (numbers as strings, datatypes or language tags dropped)",
+    "avg-integer": "computes AVG as an integer division (its means of integers lose their fraction)",
+    "count-distinct": "reads COUNT(DISTINCT …) as COUNT(…) (it counts repeated values again)",
     "optional-inner": "drops the solutions that leave an OPTIONAL's variables unbound (OPTIONAL read as an inner join)",
     "borders": "has window borders unlike the explained ones (gracious mode)",
     "missing-report": "has no report where the oracle has one",

@@ -222,3 +222,16 @@ def test_a_dropped_language_tag_is_named_as_such():
     assert result.verdict == "FAIL" and list(result.findings) == ["literal-form"], result.reason
     assert any("with its literals' language tags dropped, their lexical forms kept" in d
                for w in result.windows for d in w.diagnostics)
+
+
+@pytest.mark.parametrize("finding", ["avg-integer", "count-distinct", "optional-inner", "literal-form"])
+def test_the_relation_written_another_way_is_named_before_provenance(finding):
+    """Exact over a window's whole bags (oracle/judge/explain.py _solution_form): every FAIL of the fault
+    engine names it and nothing the provenance pass would say of such a solution ("no stream element
+    derives", "uses elements after they left")."""
+    engine = next(cls for cls, f in FAULTS.items() if f == finding)()
+    failed = [r for r in (run_case(c, engine, engine.info(), timeout=60) for c in SMALL) if r.verdict == "FAIL"]
+    assert len(failed) >= 3
+    for r in failed:
+        assert list(r.findings) == [finding], (r.id, r.reason)
+        assert FINDINGS["underived"] not in r.reason and FINDINGS["stale"] not in r.reason

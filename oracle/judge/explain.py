@@ -21,6 +21,7 @@ it the diagnosis stops and the note says that this part of the reason depends on
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from dataclasses import replace
@@ -387,6 +388,10 @@ def _solution_form(w: WindowResult, query: R2R) -> tuple[str, str] | None:
             if _bag(plain) == _bag(actual) and _bag(plain) != _bag(expected):
                 return "literal-form", (f"the engine's relation is exactly the oracle's with its literals' {lost} "
                                         "dropped, their lexical forms kept")
+    for finding, words, rewrite in REWRITES:  # the query as an engine with an aggregate fault reads it
+        text = rewrite(query.text)
+        if text != query.text and _bag(_variant(query, text).evaluate(w.expected.content).rows) == _bag(actual):
+            return finding, words
     if query.optional and actual:
         bound = set().union(*(set(k for k, v in row.items() if v is not None) for row in expected))
         full = [row for row in expected if all(row.get(k) is not None for k in bound)]
@@ -395,6 +400,39 @@ def _solution_form(w: WindowResult, query: R2R) -> tuple[str, str] | None:
                                       f"{len(expected) - len(full)} solutions that leave an OPTIONAL's variables "
                                       "unbound: OPTIONAL read as an inner join")
     return None
+
+
+def _wrapped(text: str, name: str, before: str, after: str) -> str:
+    """``text`` with every call ``name(…)`` (case-insensitive, parentheses balanced) written
+    ``before + name(…) + after``."""
+    out, i, pattern = [], 0, re.compile(rf"\b{name}\s*\(", re.I)
+    while (m := pattern.search(text, i)) is not None:
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+        out.append(text[i:m.start()] + before + text[m.start():j] + after)
+        i = j
+    return "".join(out) + text[i:]
+
+
+#: faults of an aggregate, as the query an engine with the fault answers: (finding, words, rewrite)
+REWRITES = (
+    ("avg-integer", "the engine's relation is exactly that of the query with each AVG an integer division "
+                    "(FLOOR of the mean, an xsd:integer): its means of integers lose their fraction",
+     lambda text: _wrapped(text, "AVG", f"<{XSD.integer}>(FLOOR(", "))")),
+    ("count-distinct", "the engine's relation is exactly that of the query with COUNT(DISTINCT …) read as COUNT(…): "
+                       "it counts repeated values again",
+     lambda text: re.sub(r"\bCOUNT\s*\(\s*DISTINCT\s+", "COUNT(", text, flags=re.I)),
+)
+
+
+def _variant(query: R2R, text: str) -> R2R:
+    """The query rewritten (:data:`REWRITES`) over the same stream, one per text for the query's life."""
+    variants = query.__dict__.setdefault("_variants", {})
+    if text not in variants:
+        variants[text] = R2R(text, query.stream, "rdflib")
+    return variants[text]
 
 
 def _missing_from(w: WindowResult, prov: Provenance, source, kinds: set) -> None:
