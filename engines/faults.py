@@ -405,6 +405,51 @@ class CountAllEngine(ReferenceEngine):
         return super().run(replace(request, r2r=re.sub(r"(COUNT\s*\()\s*DISTINCT\s+", r"\1", request.r2r, flags=re.I)))
 
 
+class AskEmptyTrueEngine(ReferenceEngine):
+    """Answers ASK true over a window that holds no element (as if 'nothing failed')."""
+
+    name = "testing-ask-empty-true"
+
+    def report_window(self, request, o, c, inside, previous):
+        report, current = super().report_window(request, o, c, inside, previous)
+        if not inside and report.solutions is False:
+            report = replace(report, solutions=True)
+        return report, current
+
+
+class DropsEmptyGroupsEngine(ReferenceEngine):
+    """Drops a group whose COUNT is 0 (a GROUP BY over an OPTIONAL part that matched nothing): the solutions
+    whose ``COUNT(…) AS ?v`` is 0 are left out."""
+
+    name = "testing-drops-empty-groups"
+    COUNTS = re.compile(r"COUNT\s*\([^)]*\)\s*AS\s*\?(\w+)", re.I)
+
+    def run(self, request):
+        grouped = re.search(r"GROUP\s+BY", request.r2r, re.I) is not None
+        names = set(self.COUNTS.findall(request.r2r)) if grouped else set()
+
+        def empty(row):
+            return isinstance(row, dict) and any(str(row.get(n)) == "0" for n in names)
+        return [replace(r, solutions=[row for row in r.solutions if not empty(row)])
+                if isinstance(r.solutions, list) and names else r for r in super().run(request)]
+
+
+class CountUnboundEngine(DropsEmptyGroupsEngine):
+    """Leaves a COUNT of 0 unbound in a grouped query (rsp-js's Comunica does, for a group whose counted
+    values are all unbound: an OPTIONAL that matched nothing)."""
+
+    name = "testing-count-unbound"
+
+    def run(self, request):
+        grouped = re.search(r"GROUP\s+BY", request.r2r, re.I) is not None
+        names = set(self.COUNTS.findall(request.r2r)) if grouped else set()
+
+        def unbind(row):
+            return {k: v for k, v in row.items() if not (k in names and str(v) == "0")} if isinstance(row, dict) else row
+        return [replace(r, solutions=[unbind(row) for row in r.solutions]) if isinstance(r.solutions, list) else r
+                for r in ReferenceEngine.run(self, request)]
+
+
 #: each fault engine and the failure pattern the kit must name for it (tests/test_fault_engines.py): on
 #: the count-window, time-annotated and multi-window families, and on the rest of the corpus
 COUNT_FAULTS = {CountOverrunEngine: "count"}
@@ -426,6 +471,9 @@ FAULTS = {
     PlainLiteralsEngine: "literal-form",
     AvgIntegerEngine: "avg-integer",
     CountAllEngine: "count-distinct",
+    AskEmptyTrueEngine: "ask-true",
+    DropsEmptyGroupsEngine: "empty-groups",
+    CountUnboundEngine: "count-unbound",
 }
 
 

@@ -224,14 +224,23 @@ def test_a_dropped_language_tag_is_named_as_such():
                for w in result.windows for d in w.diagnostics)
 
 
-@pytest.mark.parametrize("finding", ["avg-integer", "count-distinct", "optional-inner", "literal-form"])
+#: findings a case cannot tell apart from each other: a COUNT of 0 comes from an OPTIONAL that matched nothing
+TWINS = {"optional-inner": {"empty-groups"}, "empty-groups": {"optional-inner"}}
+
+
+@pytest.mark.parametrize("finding", ["avg-integer", "count-distinct", "optional-inner", "literal-form", "ask-true",
+                                     "empty-groups", "count-unbound"])
 def test_the_relation_written_another_way_is_named_before_provenance(finding):
     """Exact over a window's whole bags (oracle/judge/explain.py _solution_form): every FAIL of the fault
-    engine names it and nothing the provenance pass would say of such a solution ("no stream element
-    derives", "uses elements after they left")."""
+    engine names it — beside its twin where the output cannot tell the two apart, and said so — and nothing
+    the provenance pass or the neighbour test would say of such a window ("no stream element derives",
+    "uses elements after they left", "one window late")."""
     engine = next(cls for cls, f in FAULTS.items() if f == finding)()
     failed = [r for r in (run_case(c, engine, engine.info(), timeout=60) for c in SMALL) if r.verdict == "FAIL"]
     assert len(failed) >= 3
     for r in failed:
-        assert list(r.findings) == [finding], (r.id, r.reason)
-        assert FINDINGS["underived"] not in r.reason and FINDINGS["stale"] not in r.reason
+        assert finding in r.findings and set(r.findings) <= {finding} | TWINS.get(finding, set()), (r.id, r.reason)
+        if len(r.findings) > 1:
+            assert "cannot tell the two apart" in " ".join(d for w in r.windows for d in w.diagnostics)
+        for other in ("underived", "stale", "shifted"):
+            assert FINDINGS[other] not in r.reason, (r.id, r.reason)
