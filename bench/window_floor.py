@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import signal
 import sys
 import time
 from pathlib import Path
@@ -92,7 +93,7 @@ def measure(stations: int, query: str) -> list[tuple[str, float, str]]:
 
     _SHARED = (text, held)
     largest_first = sorted(contents, key=lambda c: c[0] - c[1])
-    with multiprocessing.get_context("fork").Pool(2) as pool:
+    with multiprocessing.get_context("fork").Pool(2, initializer=_plain_signals) as pool:
         pool.map(_rust_only, [(0, 0)] * 2)
         started = time.perf_counter()
         apart = pool.map(_rust_only, largest_first, chunksize=1)
@@ -111,6 +112,14 @@ def measure(stations: int, query: str) -> list[tuple[str, float, str]]:
     assert all(same(e, a) for e, a in zip(expected, answers)), "rdflib and Oxigraph disagree"
     print(f"{triples:,} triples, {len(contents)} windows, {query}; every answer equal to rdflib's")
     return rows
+
+
+def _plain_signals() -> None:
+    """A forked worker dies of SIGTERM, as Pool.terminate expects: it inherits a parent's handler (the kit's
+    pytest plugin turns SIGTERM into an interrupt), and one worker interrupted while holding the task queue's
+    lock left the other waiting on it, and the test run hung in Pool.terminate (seen once in CI, 2026-11-26)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def main() -> None:

@@ -450,6 +450,21 @@ class CountUnboundEngine(DropsEmptyGroupsEngine):
                 for r in ReferenceEngine.run(self, request)]
 
 
+class GroupOverNothingEngine(ReferenceEngine):
+    """A grouped query over a window where nothing matches answers one group, its aggregates 0 (as rdflib's
+    own evaluation does): SPARQL's GROUP BY over no solution makes no group."""
+
+    name = "testing-group-over-nothing"
+    AGGREGATES = re.compile(r"(?:COUNT|SUM)\s*\([^)]*\)\s*AS\s*\?(\w+)", re.I)
+
+    def run(self, request):
+        grouped = re.search(r"GROUP\s+BY", request.r2r, re.I) is not None
+        names = self.AGGREGATES.findall(request.r2r) if grouped else []
+        zero = Literal(0, datatype=XSD.integer)
+        return [replace(r, solutions=[{n: zero for n in names}]) if names and r.solutions == [] else r
+                for r in super().run(request)]
+
+
 #: each fault engine and the failure pattern the kit must name for it (tests/test_fault_engines.py): on
 #: the count-window, time-annotated and multi-window families, and on the rest of the corpus
 COUNT_FAULTS = {CountOverrunEngine: "count"}
@@ -474,6 +489,7 @@ FAULTS = {
     AskEmptyTrueEngine: "ask-true",
     DropsEmptyGroupsEngine: "empty-groups",
     CountUnboundEngine: "count-unbound",
+    GroupOverNothingEngine: "group-over-nothing",
 }
 
 

@@ -13,6 +13,7 @@ FINDINGS = {
     "ask-true": "answers ASK true over a window that holds no element",
     "empty-groups": "drops the groups whose COUNT is 0 (a GROUP BY over an OPTIONAL part that matched nothing)",
     "count-unbound": "leaves a COUNT of 0 unbound (a group whose counted values are all unbound gets no count)",
+    "group-over-nothing": "reports a group where nothing matched (GROUP BY over no solution makes no group)",
     "avg-integer": "computes AVG as an integer division (its means of integers lose their fraction)",
     "count-distinct": "reads COUNT(DISTINCT …) as COUNT(…) (it counts repeated values again)",
     "optional-inner": "drops the solutions that leave an OPTIONAL's variables unbound (OPTIONAL read as an inner join)",

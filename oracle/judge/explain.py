@@ -394,6 +394,10 @@ def _solution_form(w: WindowResult, query: R2R) -> tuple[str, str] | None:
         answers = [row.get("ask") for row in expected], [row.get("ask") for row in actual]
         if answers == ([Literal(False)], [Literal(True)]):
             return "ask-true", "the engine answers ASK true over a window that holds no element"
+    if (query.form == "SelectQuery" and GROUPED.search(query.text) and not expected and len(actual) == 1
+            and all(_zero(v) for v in actual[0].values() if v is not None)):
+        return "group-over-nothing", ("the oracle has no group here (nothing matched, and GROUP BY over no solution "
+                                      "makes no group) and the engine reports one, its aggregates 0 or unbound")
     counted = COUNTED.findall(query.text)
     if counted and query.form == "SelectQuery" and GROUPED.search(query.text):
         unbound = [{k: v for k, v in row.items() if not (k in counted and _zero(v))} for row in expected]
