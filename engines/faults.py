@@ -445,7 +445,9 @@ class CountUnboundEngine(DropsEmptyGroupsEngine):
         names = set(self.COUNTS.findall(request.r2r)) if grouped else set()
 
         def unbind(row):
-            return {k: v for k, v in row.items() if not (k in names and str(v) == "0")} if isinstance(row, dict) else row
+            if not isinstance(row, dict):
+                return row
+            return {k: v for k, v in row.items() if not (k in names and str(v) == "0")}
         return [replace(r, solutions=[unbind(row) for row in r.solutions]) if isinstance(r.solutions, list) else r
                 for r in ReferenceEngine.run(self, request)]
 

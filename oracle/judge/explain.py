@@ -410,8 +410,9 @@ def _solution_form(w: WindowResult, query: R2R) -> tuple[str, str] | None:
             words = (f"the engine's relation is exactly the oracle's without its {len(expected) - len(kept)} "
                      "solutions whose COUNT is 0: it drops the groups that matched nothing")
             if query.optional:  # a group of 0 comes from an OPTIONAL that matched nothing: an inner join drops it too
-                return ("empty-groups", "optional-inner"), (words + ", or reads OPTIONAL as an inner join (which "
-                                                            "makes no such group): this window cannot tell the two apart")
+                words += (", or reads OPTIONAL as an inner join (which makes no such group): this window cannot "
+                          "tell the two apart")
+                return ("empty-groups", "optional-inner"), words
             return "empty-groups", words
     for finding, words, rewrite in REWRITES:  # the query as an engine with an aggregate fault reads it
         text = rewrite(query.text)
@@ -446,8 +447,8 @@ REWRITES = (
     ("avg-integer", "the engine's relation is exactly that of the query with each AVG an integer division "
                     "(FLOOR of the mean, an xsd:integer): its means of integers lose their fraction",
      lambda text: _wrapped(text, "AVG", f"<{XSD.integer}>(FLOOR(", "))")),
-    ("count-distinct", "the engine's relation is exactly that of the query with COUNT(DISTINCT …) read as COUNT(…): "
-                       "it counts repeated values again",
+    ("count-distinct", "the engine's relation is exactly that of the query with COUNT(DISTINCT …) read as "
+                       "COUNT(…): it counts repeated values again",
      lambda text: re.sub(r"\bCOUNT\s*\(\s*DISTINCT\s+", "COUNT(", text, flags=re.I)),
 )
 
