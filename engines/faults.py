@@ -201,6 +201,25 @@ class CountOverrunEngine(ReferenceEngine):
             k += 1
 
 
+class TiesExtendEngine(ReferenceEngine):
+    """Count windows that take in every element sharing the timestamp of their last one: ties in time
+    extend the window beyond its count (the case's window declared)."""
+
+    name = "testing-count-ties"
+
+    def count_windows(self, request):
+        elements, size, step = request.stream.elements, request.window.count, request.window.slide
+        k = 0
+        while k * step < len(elements):
+            end = min(k * step + size, len(elements))
+            filled = k * step + size <= len(elements)  # a window the end of the stream flushes takes no ties
+            while filled and end < len(elements) and elements[end].t == elements[end - 1].t:
+                end += 1
+            inside = elements[k * step:end]
+            yield inside[0].t, inside[-1].t, inside
+            k += 1
+
+
 class TripleCountEngine(ReferenceEngine):
     """Count windows that count triples where the engine declares events (count_unit element): an event of
     three triples fills a window of three by itself.  Time windows are unchanged."""
@@ -469,7 +488,7 @@ class GroupOverNothingEngine(ReferenceEngine):
 
 #: each fault engine and the failure pattern the kit must name for it (tests/test_fault_engines.py): on
 #: the count-window, time-annotated and multi-window families, and on the rest of the corpus
-COUNT_FAULTS = {CountOverrunEngine: "count"}
+COUNT_FAULTS = {CountOverrunEngine: "count", TiesExtendEngine: "count"}
 VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions"}
 MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", StarvedEngine: "starved", EveryCloseEngine: "every-close",
                        AnyCloseEngine: "any-close", SharedCountEngine: "shared-count", UnmergedEngine: "unmerged",

@@ -33,7 +33,7 @@ FINDINGS = {
     "grain": "reports another of the windows one moment closes than its declared grain says",
     "width": "has windows of another width or slide than the case's",
     "clock-drift": "stamps elements by a clock that drifts from the data's (by arrival, not by their time)",
-    "count": "has count windows of another size or slide, or counting other units, than the case's",
+    "count": "has count windows of another size or slide, counting other units, or taking in ties, than the case's",
     "closed-end": "treats facts as valid at their final or expiration time",
     "keeps-old-versions": "keeps old versions of facts that a newer version replaced",
     "one-window": "gives every window the content of the first one (several windows read as one)",

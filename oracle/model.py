@@ -119,10 +119,15 @@ class CountWindowSpec:
 
     count: int
     slide: int
+    #: ``split``: ties in time split at the count (the semantics); ``extend``: an instance also takes in the
+    #: units that share its last unit's timestamp — a fault the diagnosis tries (oracle/judge/shapes.py)
+    ties: str = "split"
 
     def __post_init__(self) -> None:
         if self.count <= 0 or self.slide <= 0:
             raise ValueError(f"window count and slide must be positive, got {self.count}/{self.slide}")
+        if self.ties not in ("split", "extend"):
+            raise ValueError(f"ties must be split or extend, got {self.ties!r}")
 
 
 #: when a query over several windows is evaluated (:class:`MultiWindowSpec`): the policies that need no

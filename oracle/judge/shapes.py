@@ -103,7 +103,11 @@ def count_findings(best, verdict: CaseVerdict, query: R2R | None) -> list[tuple[
     if verdict.explains(query, replace(best.profile, count_unit=other)):
         found.append(f"when the window counts {other}s, not {best.profile.count_unit}s as the engine declares "
                      "(count_unit)")
-    tries = [(n + d, m) for d in (-1, 1)] + [(n, m + d) for d in (-1, 1)] + [(n + d, m + d) for d in (-1, 1)]
+    if verdict.explains(query, best.profile, replace(window, ties="extend")):
+        found.append(f"when each count window also takes in the units that share its last unit's timestamp "
+                     f"(ties in time extend it), not split at the count of {n}")
+    tries = [] if found else [(n + d, m) for d in (-1, 1)] + [(n, m + d) for d in (-1, 1)] + [(n + d, m + d)
+                                                                                              for d in (-1, 1)]
     for count, slide in tries:
         if count >= 1 and slide >= 1 and verdict.explains(query, best.profile, CountWindowSpec(count, slide)):
             found.append(f"for count windows of {count} sliding by {slide}, not {n} sliding by {m} (an off-by-one "

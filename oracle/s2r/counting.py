@@ -77,6 +77,8 @@ def simulate(stream: Stream, window: CountWindowSpec, profile: Profile, t0: int)
         first = max(start, 0)
         if last < n:
             tau, reason, unit = us[last][0], "window-close", last
+            while window.ties == "extend" and last + 1 < n and us[last + 1][0] == tau:
+                last += 1  # the fault: the units tied with the last one come in too
         elif profile.end_of_stream == "flush":
             last, tau, reason, unit = n - 1, us[-1][0], "end-of-stream", None
         else:
