@@ -20,7 +20,7 @@ from rdflib.namespace import XSD
 
 from engines import r2s as engine_r2s
 from engines.contract import RunRequest, Unsupported
-from engines.reference import ReferenceEngine
+from engines.reference import GROUP_BY, ReferenceEngine
 from engines.reference.live import ReferenceLive
 from oracle.model import MultiWindowSpec, ObservedReport, WindowSpec
 
@@ -378,41 +378,55 @@ class OptionalInnerEngine(ReferenceEngine):
         return super().run(replace(request, r2r=re.sub(r"\bOPTIONAL\b", "", request.r2r, flags=re.I)))
 
 
-class PlainLiteralsEngine(ReferenceEngine):
+class WrongAnswerEngine(ReferenceEngine):
+    """The reference engine with a fault in the relation it computes: :meth:`wrong` rewrites each evaluated
+    relation (a window's, a validity instant's, several windows' at an instant) before R2S."""
+
+    def evaluate(self, request, elements):
+        return self.wrong(request, *super().evaluate(request, elements))
+
+    def evaluate_held(self, request, held):
+        return self.wrong(request, *super().evaluate_held(request, held))
+
+    def wrong(self, request, kind: str, rows):
+        raise NotImplementedError
+
+
+def named(pattern: re.Pattern, request, grouped: bool = False) -> set[str]:
+    """The variables ``pattern`` (an aggregate ``… AS ?v``) names in the query; ``grouped``: only in a query
+    with GROUP BY."""
+    return set() if grouped and not GROUP_BY.search(request.r2r) else set(pattern.findall(request.r2r))
+
+
+class PlainLiteralsEngine(WrongAnswerEngine):
     """Writes every literal of its answers as plain text: numbers as strings, datatypes and language tags
     dropped (a driver that prints the lexical form only)."""
 
     name = "testing-plain-literals"
 
-    def run(self, request):
-        def plain(term):
-            return Literal(str(term)) if isinstance(term, Literal) else term
-        out = []
-        for report in super().run(request):
-            rows = report.solutions
-            if isinstance(rows, list):
-                rows = [{k: plain(v) for k, v in row.items()} if isinstance(row, dict) else row for row in rows]
-            out.append(replace(report, solutions=rows))
-        return out
+    def wrong(self, request, kind, rows):
+        if kind != "SELECT":
+            return kind, rows
+        return kind, [{k: Literal(str(v)) if isinstance(v, Literal) else v for k, v in row.items()} for row in rows]
 
 
-class AvgIntegerEngine(ReferenceEngine):
+class AvgIntegerEngine(WrongAnswerEngine):
     """Computes AVG as an integer division: each ``AVG(…) AS ?v`` of the query comes out as the floor of
     the mean, an xsd:integer (a driver that divides a sum of integers by a count in integer arithmetic)."""
 
     name = "testing-avg-integer"
     AVERAGE = re.compile(r"AVG\s*\(.*?\)\s*AS\s*\?(\w+)", re.I | re.S)
 
-    def run(self, request):
-        names = set(self.AVERAGE.findall(request.r2r))
+    def wrong(self, request, kind, rows):
+        names = named(self.AVERAGE, request)
+        if kind != "SELECT" or not names:
+            return kind, rows
 
         def floor(name, term):
             if name in names and isinstance(term, Literal) and term.datatype is not None:
                 return Literal(math.floor(float(term)), datatype=XSD.integer)
             return term
-        return [replace(r, solutions=[{k: floor(k, v) for k, v in row.items()} if isinstance(row, dict) else row
-                                      for row in r.solutions])
-                if isinstance(r.solutions, list) else r for r in super().run(request)]
+        return kind, [{k: floor(k, v) for k, v in row.items()} for row in rows]
 
 
 class CountAllEngine(ReferenceEngine):
@@ -436,54 +450,48 @@ class AskEmptyTrueEngine(ReferenceEngine):
         return report, current
 
 
-class DropsEmptyGroupsEngine(ReferenceEngine):
+#: a COUNT of the query (``COUNT(…) AS ?v``)
+COUNTS = re.compile(r"COUNT\s*\([^)]*\)\s*AS\s*\?(\w+)", re.I)
+
+
+class DropsEmptyGroupsEngine(WrongAnswerEngine):
     """Drops a group whose COUNT is 0 (a GROUP BY over an OPTIONAL part that matched nothing): the solutions
     whose ``COUNT(…) AS ?v`` is 0 are left out."""
 
     name = "testing-drops-empty-groups"
-    COUNTS = re.compile(r"COUNT\s*\([^)]*\)\s*AS\s*\?(\w+)", re.I)
 
-    def run(self, request):
-        grouped = re.search(r"GROUP\s+BY", request.r2r, re.I) is not None
-        names = set(self.COUNTS.findall(request.r2r)) if grouped else set()
-
-        def empty(row):
-            return isinstance(row, dict) and any(str(row.get(n)) == "0" for n in names)
-        return [replace(r, solutions=[row for row in r.solutions if not empty(row)])
-                if isinstance(r.solutions, list) and names else r for r in super().run(request)]
+    def wrong(self, request, kind, rows):
+        names = named(COUNTS, request, grouped=True)
+        if kind != "SELECT" or not names:
+            return kind, rows
+        return kind, [row for row in rows if not any(str(row.get(n)) == "0" for n in names)]
 
 
-class CountUnboundEngine(DropsEmptyGroupsEngine):
+class CountUnboundEngine(WrongAnswerEngine):
     """Leaves a COUNT of 0 unbound in a grouped query (rsp-js's Comunica does, for a group whose counted
     values are all unbound: an OPTIONAL that matched nothing)."""
 
     name = "testing-count-unbound"
 
-    def run(self, request):
-        grouped = re.search(r"GROUP\s+BY", request.r2r, re.I) is not None
-        names = set(self.COUNTS.findall(request.r2r)) if grouped else set()
-
-        def unbind(row):
-            if not isinstance(row, dict):
-                return row
-            return {k: v for k, v in row.items() if not (k in names and str(v) == "0")}
-        return [replace(r, solutions=[unbind(row) for row in r.solutions]) if isinstance(r.solutions, list) else r
-                for r in ReferenceEngine.run(self, request)]
+    def wrong(self, request, kind, rows):
+        names = named(COUNTS, request, grouped=True)
+        if kind != "SELECT" or not names:
+            return kind, rows
+        return kind, [{k: v for k, v in row.items() if not (k in names and str(v) == "0")} for row in rows]
 
 
-class GroupOverNothingEngine(ReferenceEngine):
+class GroupOverNothingEngine(WrongAnswerEngine):
     """A grouped query over a window where nothing matches answers one group, its aggregates 0 (as rdflib's
     own evaluation does): SPARQL's GROUP BY over no solution makes no group."""
 
     name = "testing-group-over-nothing"
     AGGREGATES = re.compile(r"(?:COUNT|SUM)\s*\([^)]*\)\s*AS\s*\?(\w+)", re.I)
 
-    def run(self, request):
-        grouped = re.search(r"GROUP\s+BY", request.r2r, re.I) is not None
-        names = self.AGGREGATES.findall(request.r2r) if grouped else []
-        zero = Literal(0, datatype=XSD.integer)
-        return [replace(r, solutions=[{n: zero for n in names}]) if names and r.solutions == [] else r
-                for r in super().run(request)]
+    def wrong(self, request, kind, rows):
+        names = named(self.AGGREGATES, request, grouped=True)
+        if kind != "SELECT" or not names or rows:
+            return kind, rows
+        return kind, [{n: Literal(0, datatype=XSD.integer) for n in sorted(names)}]
 
 
 #: each fault engine and the failure pattern the kit must name for it (tests/test_fault_engines.py): on

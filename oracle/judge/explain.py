@@ -41,7 +41,7 @@ from oracle.model import GRAINS
 from oracle.r2r.evaluators import EvaluatorDisagreement
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
-from oracle.r2r.terms import show_solution
+from oracle.r2r.terms import bag, show_solution
 
 SHOWN = 5
 #: gracious mode costs up to a few dozen R2R evaluations per window: run it on the first wrong windows
@@ -362,10 +362,6 @@ def _cheap_hypotheses(w: WindowResult, query: R2R, whole_fault, previous, neighb
     return False
 
 
-def _bag(rows) -> Counter:
-    return Counter(tuple(sorted((k, v) for k, v in row.items() if v is not None)) for row in rows)
-
-
 def _plain(term, lang: bool = True, datatype: bool = True):
     """A literal without its language tag (``lang``) or its datatype (``datatype``): the lexical form kept."""
     if isinstance(term, Literal) and ((lang and term.language) or (datatype and term.datatype)):
@@ -381,32 +377,31 @@ def _solution_form(w: WindowResult, query: R2R) -> tuple[str, str] | None:
     if w.expected is None or w.actual_solutions is None:
         return None
     expected, actual = w.expected.solutions.rows, w.actual_solutions.rows
-    actual = [{k: Literal(str(v)) if isinstance(v, Literal) and v.datatype == XSD.string else v  # RDF 1.1: one term
-               for k, v in row.items()} for row in actual]
-    if _bag(expected) != _bag(actual):
+    want, got = bag(expected), bag(actual)  # compared as the window was (oracle/r2r/terms.py)
+    if want != got:
         for lost, lang, datatype in (("language tags", True, False), ("datatypes (numbers as strings)", False, True),
                                      ("datatypes and language tags", True, True)):
-            plain = [{k: _plain(v, lang, datatype) for k, v in row.items()} for row in expected]
-            if _bag(plain) == _bag(actual) and _bag(plain) != _bag(expected):
+            plain = bag({k: _plain(v, lang, datatype) for k, v in row.items()} for row in expected)
+            if plain == got and plain != want:
                 return "literal-form", (f"the engine's relation is exactly the oracle's with its literals' {lost} "
                                         "dropped, their lexical forms kept")
     if query.form == "AskQuery" and w.expected.content[0] == w.expected.content[1]:
         answers = [row.get("ask") for row in expected], [row.get("ask") for row in actual]
         if answers == ([Literal(False)], [Literal(True)]):
             return "ask-true", "the engine answers ASK true over a window that holds no element"
-    if (query.form == "SelectQuery" and GROUPED.search(query.text) and not expected and len(actual) == 1
+    if (query.form == "SelectQuery" and query.grouped and not expected and len(actual) == 1
             and all(_zero(v) for v in actual[0].values() if v is not None)):
         return "group-over-nothing", ("the oracle has no group here (nothing matched, and GROUP BY over no solution "
                                       "makes no group) and the engine reports one, its aggregates 0 or unbound")
     counted = COUNTED.findall(query.text)
-    if counted and query.form == "SelectQuery" and GROUPED.search(query.text):
-        unbound = [{k: v for k, v in row.items() if not (k in counted and _zero(v))} for row in expected]
-        if _bag(unbound) == _bag(actual) and _bag(unbound) != _bag(expected):
+    if counted and query.form == "SelectQuery" and query.grouped:
+        unbound = bag({k: v for k, v in row.items() if not (k in counted and _zero(v))} for row in expected)
+        if unbound == got and unbound != want:
             return "count-unbound", ("the engine's relation is exactly the oracle's with each COUNT of 0 left unbound: "
                                      "a group whose counted values are all unbound (an OPTIONAL that matched "
                                      "nothing) gets no count, not 0")
         kept = [row for row in expected if not any(_zero(row.get(v)) for v in counted)]
-        if len(kept) < len(expected) and _bag(kept) == _bag(actual):
+        if len(kept) < len(expected) and bag(kept) == got:
             words = (f"the engine's relation is exactly the oracle's without its {len(expected) - len(kept)} "
                      "solutions whose COUNT is 0: it drops the groups that matched nothing")
             if query.optional:  # a group of 0 comes from an OPTIONAL that matched nothing: an inner join drops it too
@@ -416,12 +411,12 @@ def _solution_form(w: WindowResult, query: R2R) -> tuple[str, str] | None:
             return "empty-groups", words
     for finding, words, rewrite in REWRITES:  # the query as an engine with an aggregate fault reads it
         text = rewrite(query.text)
-        if text != query.text and _bag(_variant(query, text).evaluate(w.expected.content).rows) == _bag(actual):
+        if text != query.text and bag(_variant(query, text).evaluate(w.expected.content).rows) == got:
             return finding, words
     if query.optional and actual:
         bound = set().union(*(set(k for k, v in row.items() if v is not None) for row in expected))
         full = [row for row in expected if all(row.get(k) is not None for k in bound)]
-        if len(full) < len(expected) and _bag(full) == _bag(actual):
+        if len(full) < len(expected) and bag(full) == got:
             return "optional-inner", (f"the engine's relation is exactly the oracle's without its "
                                       f"{len(expected) - len(full)} solutions that leave an OPTIONAL's variables "
                                       "unbound: OPTIONAL read as an inner join")
@@ -453,7 +448,6 @@ REWRITES = (
 )
 
 
-GROUPED = re.compile(r"GROUP\s+BY", re.I)
 #: the variables a query binds to a COUNT (``COUNT(…) AS ?n``)
 COUNTED = re.compile(r"COUNT\s*\((?:[^()]|\([^()]*\))*\)\s*AS\s*\?(\w+)", re.I)
 
