@@ -281,10 +281,7 @@ class Compiler:
         if not shared:
             return a
         left, right = self.alias(), self.alias()
-        on = [f"{left}.{quote(K)} = {right}.{quote(K)}"]
-        on += [f"{left}.{quote(c)} = {right}.{quote(c)}" if c not in a.nullable and c not in b.nullable else
-               f"({left}.{quote(c)} = {right}.{quote(c)} OR {left}.{quote(c)} IS NULL OR {right}.{quote(c)} IS NULL)"
-               for c in shared]
+        on = [agree(left, right, c, c in a.nullable or c in b.nullable) for c in [K] + shared]
         if all(c in a.nullable or c in b.nullable for c in shared):
             on.append("(" + " OR ".join(f"({left}.{quote(c)} IS NOT NULL AND {right}.{quote(c)} IS NOT NULL)"
                                         for c in shared) + ")")
@@ -327,9 +324,7 @@ class Compiler:
         if outer_only:
             raise Unsupported(f"{word} whose pattern reads a variable bound only outside it")
         left, right = self.alias(), self.alias()
-        on = [f"{left}.{quote(K)} = {right}.{quote(K)}"]
-        on += [f"({left}.{quote(c)} IS NULL OR {left}.{quote(c)} = {right}.{quote(c)})" if c in rel.nullable else
-               f"{left}.{quote(c)} = {right}.{quote(c)}" for c in shared]
+        on = [agree(left, right, c, c in rel.nullable) for c in [K] + shared]  # the pattern binds each shared one
         kind = "LEFT ANTI JOIN" if negated else "LEFT SEMI JOIN"
         return Relation(f"SELECT {', '.join(f'{left}.{quote(c)}' for c in rel.cols)} FROM ({rel.sql}) {left}"
                         f" {kind} ({inner.sql}) {right} ON {' AND '.join(on)}", rel.cols, rel.nullable)
@@ -395,9 +390,7 @@ class Compiler:
             return Relation(f"SELECT /*+ SHUFFLE_HASH({right}) */ * FROM ({a.sql}) {left} {kind} ({b.sql}) {right}"
                             f" USING ({', '.join(quote(c) for c in shared)})", cols, nullable)
         strict = [c for c in shared if c not in loose]
-        on = [f"{left}.{quote(c)} = {right}.{quote(c)}" for c in strict]
-        on += [f"({left}.{quote(c)} = {right}.{quote(c)} OR {left}.{quote(c)} IS NULL OR {right}.{quote(c)} IS NULL)"
-               for c in loose]
+        on = [agree(left, right, c, c in loose) for c in strict + loose]
         listed = ([f"{left}.{quote(c)} AS {quote(c)}" for c in strict]
                   + [f"coalesce({left}.{quote(c)}, {right}.{quote(c)}) AS {quote(c)}" for c in loose]
                   + [f"{left}.{quote(c)}" for c in a.cols if c not in shared]
@@ -561,6 +554,13 @@ class Compiler:
 CONSTRUCTS = {"ToMultiSet": "VALUES", "Function": "function calls and casts (e.g. xsd:integer(…))",
               "Minus": "MINUS", "Builtin_EXISTS": "FILTER EXISTS", "Builtin_NOTEXISTS": "FILTER NOT EXISTS",
               "values": "VALUES", "UnaryPlus": "unary +", "Aggregate_GroupConcat": "GROUP_CONCAT"}
+
+
+def agree(left: str, right: str, column: str, loose: bool) -> str:
+    """SQL: two aliased solutions agree on ``column`` — equal, or, ``loose`` (either side may leave it
+    unbound), SPARQL's compatibility: an unbound value matches anything."""
+    a, b = f"{left}.{quote(column)}", f"{right}.{quote(column)}"
+    return f"({a} = {b} OR {a} IS NULL OR {b} IS NULL)" if loose else f"{a} = {b}"
 
 
 def conjuncts(expr) -> list:
