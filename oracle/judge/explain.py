@@ -125,7 +125,7 @@ def precise_diff(w: WindowResult) -> bool:
     return bool({show_solution(r) for r in w.missing} & {show_solution(r) for r in w.extra})
 
 
-def _whole_output(verdict: CaseVerdict, query: R2R) -> tuple[list[str], str] | None:
+def _whole_output(verdict: CaseVerdict, query: R2R, forms: dict) -> tuple[list[str], str] | None:
     """A single fault that explains the engine's *whole* output exactly, tried before any window is
     looked at: duplicate-free relations (the same profile with multiplicity set), the whole relation
     streamed (r2s rstream), or every relation one window late or early.  (findings, sentence) or None;
@@ -151,7 +151,7 @@ def _whole_output(verdict: CaseVerdict, query: R2R) -> tuple[list[str], str] | N
                                f"instead of its {profile.r2s.capitalize()}")
     paired = [w for w in best.windows if w.expected is not None and w.actual_solutions is not None]
     wrong = [i for i, w in enumerate(paired) if w.status == MISMATCH]
-    if wrong and all(_solution_form(paired[i], query) for i in wrong):
+    if wrong and all(_form(paired[i], query, forms) for i in wrong):
         return None  # each wrong relation is the window's own, written another way: not a neighbour's
     for step, label in ((1, "late"), (-1, "early")):
         def same_as(i):
@@ -195,7 +195,8 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
     mode's border search runs last, over the first windows nothing else explained.  ``deadline`` (a
     monotonic instant: the case timeout) stops it early, saying so."""
     best = verdict.best
-    whole_fault = _whole_output(verdict, query)
+    forms: dict = {}  # each wrong window's relation written another way, worked out once (_form)
+    whole_fault = _whole_output(verdict, query, forms)
     if whole_fault:
         verdict.notes.append(whole_fault[1])
     prov = Provenance(query) if provenance else None
@@ -230,7 +231,7 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
             neighbours = [("previous", expected[i - 1] if i else None),
                           ("next", expected[i + 1] if i is not None and i + 1 < len(expected) else None)]
             explained = _explain_window(w, query, whole_fault, previous, neighbours, best.profile, prov, whole,
-                                        kinds)
+                                        kinds, forms)
         # an empty relation no hypothesis explained: said first; and a sliver of a window explains nothing
         emptied = not explained and _empty(w, query, prov, kinds)
         if (gracious and not explained and not emptied and w.status == MISMATCH and e is not None
@@ -263,12 +264,13 @@ def headline_first(found: Counter) -> dict[str, int]:
 
 
 def _explain_window(w: WindowResult, query: R2R, whole_fault, previous, neighbours, profile, prov, whole,
-                    kinds: set[str]) -> bool:
+                    kinds: set[str], forms: dict) -> bool:
     """One wrong window's diagnosis: the cheap hypotheses (both sides present), then provenance; whether a
     hypothesis explained it.  A trial of the diagnosis never changes the verdict: an evaluator
     disagreement met here is a note on the window."""
     try:
-        if w.status == MISMATCH and _cheap_hypotheses(w, query, whole_fault, previous, neighbours, profile, kinds):
+        if w.status == MISMATCH and _cheap_hypotheses(w, query, whole_fault, previous, neighbours, profile, kinds,
+                                                      forms):
             return True
         if prov is not None:
             # a Dstream solution is one that left: it comes from the previous window's content
@@ -328,7 +330,8 @@ def _empty(w: WindowResult, query: R2R, prov, kinds: set[str]) -> bool:
     return True
 
 
-def _cheap_hypotheses(w: WindowResult, query: R2R, whole_fault, previous, neighbours, profile, kinds: set) -> bool:
+def _cheap_hypotheses(w: WindowResult, query: R2R, whole_fault, previous, neighbours, profile, kinds: set,
+                      forms: dict) -> bool:
     """Whether one cheap, exact hypothesis explains the window (added to ``kinds`` and its diagnostics): a
     fault of the whole output, other multiplicities, the R2S operator done otherwise, a neighbouring
     window's relation."""
@@ -338,7 +341,7 @@ def _cheap_hypotheses(w: WindowResult, query: R2R, whole_fault, previous, neighb
         return True
     if multiplicity_explains(w, query.distinct, kinds):
         return True
-    form = _solution_form(w, query)
+    form = _form(w, query, forms)
     if form:
         kinds.update(form[0] if isinstance(form[0], tuple) else (form[0],))
         w.diagnostics.append(form[1])
@@ -367,6 +370,13 @@ def _plain(term, lang: bool = True, datatype: bool = True):
     if isinstance(term, Literal) and ((lang and term.language) or (datatype and term.datatype)):
         return Literal(str(term))
     return term
+
+
+def _form(w: WindowResult, query: R2R, forms: dict):
+    """:func:`_solution_form`, once per window of one diagnosis (the neighbour test asks it first)."""
+    if id(w) not in forms:
+        forms[id(w)] = _solution_form(w, query)
+    return forms[id(w)]
 
 
 def _solution_form(w: WindowResult, query: R2R) -> tuple[str, str] | None:
