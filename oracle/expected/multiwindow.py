@@ -44,11 +44,11 @@ from oracle import r2s
 from oracle.compare import fixed, unjudged
 from oracle.findings import FINDINGS
 from oracle.model import ExpectedReport, MultiWindowSpec, NamedWindow, Stream, WindowSpec
+from oracle.profiles import ALIGNED, aligned_t0
 from oracle.r2r import emptygroup
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
 from oracle.s2r.scope import within_limit
-from oracle.profiles import ALIGNED, aligned_t0
 from oracle.s2r.t0 import after_stream, default_range, nothing_held
 from oracle.semantics import Profile
 
@@ -114,8 +114,8 @@ def clocks(stream: Stream, spec: MultiWindowSpec, profile: Profile, last: int, o
     seen = {}
     for w in spec.windows:
         times = [e.t for e in stream.elements if e.stream == w.stream]
-        shared = not own and w.stream != NO_STREAM
-        seen[w.name] = (seen_until(profile, last) if shared else
+        by_input = not own and w.stream != NO_STREAM  # a fed window sees the whole input's clock
+        seen[w.name] = (seen_until(profile, last) if by_input else
                         seen_until(profile, times[-1]) if times else
                         None if profile.end_of_stream == "flush" else float("-inf"))
     return seen
