@@ -7,6 +7,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -269,6 +270,43 @@ def test_the_spark_engine_runs_live_in_streaming_mode_and_only_there(tmp_path):
     assert all(w["delay_ms"] >= 0 for w in run["windows"])
     # in-process: the samples are the kit's process with its children, the JVM among them
     assert run["samples"] and max(s["memory_mib"] for s in run["samples"]) > 100
+
+
+def test_a_spark_live_job_that_dies_is_an_error_with_its_exception_and_the_feed_stops(tmp_path, monkeypatch):
+    """The live engine's failure is the engine's ERROR, said as soon as it happens, never a TIMEOUT."""
+    pytest.importorskip("pyspark")
+    from engines.spark import SparkEngine
+    from engines.spark import live as spark_live
+
+    def dies(self, now, last, ended):
+        raise RuntimeError("java.lang.StackOverflowError\n\tat java.util.regex.Pattern$Loop.match")
+
+    monkeypatch.setattr(spark_live.SparkLive, "_answer", dies)
+    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 1)
+    case = burst_case(tmp_path)
+    started = time.monotonic()
+    report = load.run_experiment(experiment(), SparkEngine(mode="streaming"), {case.id: case}, say=lambda _: None)
+    (entry,) = report["loads"]
+    assert entry["status"] == "ERROR", entry
+    assert entry["reason"].endswith("the Spark engine's live job failed: RuntimeError: java.lang.StackOverflowError"), entry
+    # the first close is 1 s of application time in (0.5 s at speed 2); the whole feed would be 1.5 s
+    assert time.monotonic() - started < experiment().timeout
+
+
+def test_spark_live_runs_closed_windows(tmp_path):
+    """YABench's closed [o, c] windows live: an element stamped at a close is in the window that closes
+    there (the burst case's elements at 1000 and 2000 ms: 4 more solutions in windows 1 and 2)."""
+    pytest.importorskip("pyspark")
+    from engines.spark import SparkEngine
+
+    case = burst_case(tmp_path)
+    engine = SparkEngine(mode="streaming")
+    request = request_for(case, engine.info(), case.load_stream())
+    request = replace(request, semantics={"boundary": "[o,c]", "close": ">"})
+    run = run_live(engine, request, speed=SPEED, heartbeat=HEARTBEAT, sample_every=0.5, timeout=60)
+    got = [(r.window, len(r.solutions)) for r in run.reports]
+    # elements every 100 ms, 4 each: [0, 1000] holds t = 0..1000 (11 stamps), [1000, 2000] 11, [2000, 3000] 10
+    assert got == [((0, 1000), 44), ((1000, 2000), 44), ((2000, 3000), 40)], got
 
 
 def test_rsp_js_runs_live_in_its_declared_syntax_and_each_window_is_judged(tmp_path):

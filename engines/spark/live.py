@@ -1,138 +1,235 @@
-"""The Spark engine live (``rspconf load``, streaming mode): Structured Streaming's socket source fed
-as the kit pushes, each window reported as soon as the micro-batch that closes it has run.
+"""The Spark engine live (``rspconf load``, streaming mode): what is pushed is buffered, and each window
+is answered by one Spark batch job as soon as time passes its close.
 
-The kit's pushes become YABench lines sent at once over a local TCP socket that Spark's socket source
-reads (no waiting on the reader: a Spark that falls behind shows it as delay).  A heartbeat is a line
-about ``<urn:rspconf:heartbeat>`` stamped with the time reached: the engine takes the batch's time from
-it and drops the line itself, so a window closes when time passes it even if no element arrives.  The
-state is :class:`engines.spark.streaming.WindowState` with the windows growing as elements arrive (the
-windows that have started by the latest element); each batch reports the windows whose close the time
-has reached, and at the end of the stream the rest are flushed.  Same windows and answers as replay.
+Why not Structured Streaming (measured, engines/spark/README.md "Live"): a micro-batch costs 0.3–0.8 s
+whatever it holds, so a window could not be reported within 250 ms of its close, and Spark's socket
+source (a test source) fell behind at once at YABench's big load.  Here the engine is its own trigger:
+
+- ``push`` only queues (the feeder must not wait).  A worker thread writes what was pushed as YABench
+  lines into *segment* files; a segment is read and parsed by Spark in the JVM, cut to the triples the
+  query can match, and kept as a local checkpoint (blocks in memory) with its time span.
+- A segment is cut when time passes a window's close, and between closes whenever enough lines have
+  gathered (:data:`SEGMENT_LINES`), so the work left at a close is small whatever the load.
+- At a close, one job answers every window that closed (over the segments that overlap them; the
+  segment cut at the close is parsed within that same job, lazily checkpointed, so it is parsed once).
+- Segments older than the earliest open window are released (their blocks and files): memory follows
+  the window, not the run.  At the end of the stream the windows still open are flushed.
+
+A job that fails stops the worker; the failure is raised by ``end()`` (an ERROR carrying Spark's
+exception, not a timeout).  Same windows and answers as replay (the same :func:`windowjob.evaluate`).
 """
 
 from __future__ import annotations
 
-import queue
+import contextlib
+import shutil
+import tempfile
 import threading
-
-from pyspark.sql import functions as F
+import time
+from dataclasses import dataclass
+from pathlib import Path
 
 from engines.contract import RunRequest
+from engines.spark import ingest
 from engines.spark.reporter import Reporter, template_of
 from engines.spark.session import session
-from engines.spark.streaming import Cancelled, OneConnectionServer, WindowState, _drive, element_lines
-from engines.spark.windowjob import static_frame, window_instances
+from engines.spark.streaming import Cancelled, element_lines
+from engines.spark.windowjob import (
+    NOTHING,
+    answers,
+    assign,
+    matchable,
+    matchable_condition,
+    release,
+    solve,
+    static_frame,
+    window_instances,
+)
 
-HEARTBEAT = "<urn:rspconf:heartbeat>"
+WARM_UP_RUNS = 20
+SEGMENT_LINES = 20_000  # between closes, a segment is parsed once this many lines have gathered
 
 
-class LiveWindowState(WindowState):
-    """:class:`WindowState` whose windows grow with the stream (the last element is not known ahead)
-    and whose reports are handed on as soon as they are made."""
-
-    def __init__(self, spark, window, algebra, t0: int, static, on_reports):
-        super().__init__(spark, window, algebra, t0, None, static)
-        self.on_reports = on_reports
-
-    def observed(self) -> list:
-        """The batch's time (heartbeats included) and its latest element's (they start windows)."""
-        return super().observed() + [F.max(F.when(F.col("s") != HEARTBEAT, F.col("t"))).alias("last")]
-
-    def kept(self, parsed):
-        return parsed.where(F.col("s") != HEARTBEAT)
-
-    def advance(self, observed: dict) -> None:
-        last = observed["last"]
-        if last is not None:
-            self.last = last if self.last is None else max(self.last, last)
-            self.windows = window_instances(self.window, self.t0, self.last)
-        super().advance(observed)
-        self.on_reports(self)
-
-    def result(self):
-        outcome = super().result()
-        self.on_reports(self)
-        return outcome
+@dataclass
+class Segment:
+    """Parsed, query-matchable triples of the pushes between two cuts, kept in the JVM."""
+    first: int          # earliest element time in it
+    last: int           # latest
+    frame: object       # DataFrame (s, p, o, t), locally checkpointed
+    path: Path
 
 
 class SparkLive:
-    """One live run of the Spark engine: a socket server the kit's pushes write to, the streaming query
-    in a thread of its own, and the reports emitted window by window."""
+    """One live run: pushes queued, a worker thread that parses segments and answers closed windows."""
 
     def __init__(self, engine, request: RunRequest, emit, algebra, closed: bool = False):
-        self.emit, self.request = emit, request
+        self.emit, self.request, self.algebra = emit, request, algebra
+        self.window, self.t0 = request.window, engine.t0
         self.spark = spark = session(engine.master)
-        self.cancelled = threading.Event()
         self.reporter = Reporter(request.r2s, closed, template_of(algebra))
-        self.emitted = 0
-        self.sent = 0
-        self.ended = threading.Event()
-        self.outcome: dict = {}
-        self.state = LiveWindowState(spark, request.window, algebra, engine.t0,
-                                     static_frame(spark, request.stream, algebra), self._emit_new)
-        self.server = PushServer()
-        source = (spark.readStream.format("socket").option("host", self.server.host)
-                  .option("port", self.server.port).load())
-        self.thread = threading.Thread(target=self._run, args=(source,), name="rspconf-spark-live", daemon=True)
+        self.static = static_frame(spark, request.stream, algebra)
+        self.nothing = matchable_condition(algebra) == NOTHING
+        self.folder = Path(tempfile.mkdtemp(prefix="rspconf-spark-live-"))
+        self.cond = threading.Condition()
+        self.pending: list[tuple[int, list]] = []   # pushes not yet written, in order
+        self.pending_lines = 0
+        self.now: int | None = None                   # latest time pushed (elements or heartbeats)
+        self.last: int | None = None                  # latest element time: windows start by it
+        self.ended = self.cancelled = False
+        self.segments: list[Segment] = []
+        self.reported = 0                             # windows reported so far (in order)
+        self.form = "SELECT"
+        self.error: BaseException | None = None
+        self._warm_up(WARM_UP_RUNS)
+        self.thread = threading.Thread(target=self._work, name="rspconf-spark-live", daemon=True)
         self.thread.start()
 
-    def _emit_new(self, state) -> None:
-        while self.emitted < state.next:
-            o, c = state.windows[self.emitted]
-            self.emit(self.reporter.report(state.form, o, c, state.rows.pop(self.emitted, [])))
-            self.emitted += 1
+    def _warm_up(self, runs: int) -> None:
+        """Run the query's job ``runs`` times over an empty segment before the stream starts: a
+        fresh JVM took 5.7 s for the first window's job and about 1 s for the next few (planning,
+        code generation, class loading), the steady state 0.2–0.3 s."""
+        if self.nothing:
+            return
+        for k in range(runs):
+            solve(self.spark, self._assigned(str(self._empty())).localCheckpoint(eager=True), self.static,
+                  self.algebra, [k])
 
-    def _run(self, source) -> None:
-        try:
-            self.outcome["result"] = _drive(self.state, source, {"processingTime": "0 seconds"}, self.cancelled,
-                                            done=lambda: self.ended.is_set() and self.state.lines >= self.sent)
-        except (Cancelled, Exception) as exc:  # noqa: BLE001 - raised again by end()
-            self.outcome["error"] = exc
+    def _empty(self) -> Path:
+        """An empty segment file (the warm-up's input; a close with no segment)."""
+        path = self.folder / "empty.nt"
+        if not path.exists():
+            path.write_text("", encoding="utf-8")
+        return path
 
     # -- the live contract ---------------------------------------------------------------------
     def push(self, t: int, elements: list) -> None:
-        if elements:
-            lines = [line for e in elements for line in element_lines(e)]
-        else:
-            lines = [f'{HEARTBEAT} {HEARTBEAT} {HEARTBEAT} "{t}" .\n']
-        self.sent += len(lines)
-        self.server.send("".join(lines))
+        if self.error is not None:  # the engine died: say so now, not after the whole feed
+            raise self.error
+        with self.cond:
+            if elements:
+                self.pending.append((t, elements))
+                self.pending_lines += sum(len(e.triples) for e in elements)
+                self.last = t if self.last is None else max(self.last, t)
+            self.now = t if self.now is None else max(self.now, t)
+            self.cond.notify()
 
     def end(self) -> None:
-        self.ended.set()
+        with self.cond:
+            self.ended = True
+            self.cond.notify()
         self.thread.join()
-        self.server.close()
-        if "error" in self.outcome:
-            raise self.outcome["error"]
+        self._cleanup()
+        if self.error is not None:
+            raise self.error
 
     def cancel(self) -> None:
-        self.cancelled.set()
-        self.ended.set()
-        self.server.close()
+        with self.cond:
+            self.cancelled = self.ended = True
+            self.cond.notify()
+        self.spark.sparkContext.cancelAllJobs()
+
+    # -- the worker ----------------------------------------------------------------------------
+    def _due(self, now: int | None, last: int | None, ended: bool) -> bool:
+        """Some window has closed (time reached its close and an element has started it), or the
+        stream ended (the rest is flushed)."""
+        if ended:
+            return True
+        opening = self.t0 + self.reported * self.window.slide
+        return (last is not None and opening <= last
+                and now is not None and now >= opening + self.window.range)
+
+    def _work(self) -> None:
+        try:
+            while True:
+                with self.cond:
+                    while not (self._due(self.now, self.last, self.ended) or self.pending_lines >= SEGMENT_LINES):
+                        self.cond.wait()
+                    if self.cancelled:
+                        raise Cancelled("the run was cancelled (timeout)")
+                    pushes, self.pending, self.pending_lines = self.pending, [], 0
+                    now, last, ended = self.now, self.last, self.ended
+                if not self._due(now, last, ended):
+                    self._segment(pushes, eager=True)
+                    continue
+                tail = self._segment(pushes, eager=False)
+                self._answer(now, last, ended)
+                if tail is not None:
+                    release_files(tail)
+                if ended:
+                    return
+        except Cancelled as exc:
+            self.error = exc
+        except Exception as exc:  # noqa: BLE001 - the engine's failure, raised by push() and end()
+            self.error = Failed(f"the Spark engine's live job failed: {summary(exc)}")
+
+    def _segment(self, pushes, eager: bool) -> Segment | None:
+        """Write ``pushes`` as one segment file and read it into the JVM: now (``eager``, a job of its
+        own) or by the next job that reads it (a lazy checkpoint, materialised once)."""
+        if not pushes or self.nothing:
+            return None
+        path = self.folder / f"segment-{len(self.segments):08d}-{time.monotonic_ns()}.nt"
+        with path.open("w", encoding="utf-8") as out:
+            for _, elements in pushes:
+                for element in elements:
+                    out.writelines(element_lines(element))
+        frame = self._assigned(str(path)).localCheckpoint(eager=eager)
+        segment = Segment(pushes[0][0], pushes[-1][0], frame, path)
+        self.segments.append(segment)
+        if eager:
+            release_files(segment)
+        return segment
+
+    def _assigned(self, path: str):
+        """A segment file's matchable triples, each assigned to the windows that hold it and
+        partitioned by window (:func:`windowjob.assign`): the close's job then only answers."""
+        return assign(self.spark, matchable(ingest.parse(self.spark.read.text(path)), self.algebra), self.window, self.t0)
+
+    def _answer(self, now, last, ended) -> None:
+        """One job for every window that has closed by ``now`` (all started ones at the end), reported
+        in order; then release the segments no open window needs."""
+        windows = window_instances(self.window, self.t0, last)
+        upto = len(windows) if ended else sum(1 for _, c in windows if c <= now)
+        if upto > self.reported:
+            only = list(range(self.reported, upto))
+            lo, hi = windows[only[0]][0], windows[only[-1]][1]
+            parts = [s.frame for s in self.segments if s.last >= lo and s.first < hi]
+            windowed = parts[0] if parts else self._assigned(str(self._empty()))
+            for part in parts[1:]:
+                windowed = windowed.unionByName(part)
+            self.form, rows, held, _ = solve(self.spark, windowed, self.static, self.algebra, only)
+            rows = answers(rows, held, only)
+            for k in only:
+                o, c = windows[k]
+                self.emit(self.reporter.report(self.form, o, c, rows.get(k, [])))
+            self.reported = upto
+        opening = self.t0 + self.reported * self.window.slide  # the earliest window still open
+        keep = []
+        for s in self.segments:
+            if s.last < opening:
+                release(s.frame)
+            else:
+                keep.append(s)
+        self.segments = keep
+
+    def _cleanup(self) -> None:
+        for s in self.segments:
+            with contextlib.suppress(Exception):  # the session may be gone, the blocks with it
+                release(s.frame)
+        self.segments = []
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
-class PushServer(OneConnectionServer):
-    """Sends what it is given as soon as the reader is connected, in order, from a thread of its own
-    (``send`` never blocks)."""
+class Failed(RuntimeError):
+    """A job of the live engine failed (the kit reports it as the engine's ERROR)."""
 
-    def __init__(self):
-        super().__init__("rspconf-spark-push")
-        self.queue: queue.Queue = queue.Queue()
-        self.thread.start()
 
-    def send(self, text: str) -> None:
-        self.queue.put(text)
+def summary(exc: BaseException) -> str:
+    """The exception's own first line (a Java exception's, not its stack trace), at most 500 characters."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[0] if lines else type(exc).__name__
+    return f"{type(exc).__name__}: {text[:500]}"
 
-    def close(self) -> None:
-        self.queue.put(None)
-        self.stop()
 
-    def feed(self, conn) -> None:
-        while True:
-            text = self.queue.get()
-            if text is None:
-                return
-            try:
-                conn.sendall(text.encode("utf-8"))
-            except OSError:
-                return
+def release_files(segment: Segment) -> None:
+    """The segment's file, once its triples are held in the JVM."""
+    segment.path.unlink(missing_ok=True)
