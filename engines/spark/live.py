@@ -33,13 +33,15 @@ from engines.contract import RunRequest
 from engines.spark import ingest
 from engines.spark.reporter import Reporter, template_of
 from engines.spark.session import session
-from engines.spark.streaming import Cancelled, element_lines
+from engines.spark.sqlterms import n3
+from engines.spark.streaming import Cancelled
 from engines.spark.windowjob import (
     NOTHING,
     answers,
     assign,
     matchable,
     matchable_condition,
+    matchable_predicates,
     release,
     solve,
     static_frame,
@@ -69,6 +71,7 @@ class SparkLive:
         self.reporter = Reporter(request.r2s, closed, template_of(algebra))
         self.static = static_frame(spark, request.stream, algebra)
         self.nothing = matchable_condition(algebra) == NOTHING
+        self.writer = LineWriter(matchable_predicates(algebra))
         self.folder = Path(tempfile.mkdtemp(prefix="rspconf-spark-live-"))
         self.cond = threading.Condition()
         self.pending: list[tuple[int, list]] = []   # pushes not yet written, in order
@@ -170,8 +173,7 @@ class SparkLive:
         path = self.folder / f"segment-{len(self.segments):08d}-{time.monotonic_ns()}.nt"
         with path.open("w", encoding="utf-8") as out:
             for _, elements in pushes:
-                for element in elements:
-                    out.writelines(element_lines(element))
+                out.writelines(self.writer.lines(elements))
         frame = self._assigned(str(path)).localCheckpoint(eager=eager)
         segment = Segment(pushes[0][0], pushes[-1][0], frame, path)
         self.segments.append(segment)
@@ -217,6 +219,38 @@ class SparkLive:
                 release(s.frame)
         self.segments = []
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class LineWriter:
+    """Elements as YABench lines (``<s> <p> <o> "t" .``), only the triples the query can match
+    (:func:`windowjob.matchable_predicates`, the same cut Spark makes after parsing), each term's text
+    made once while it repeats.  At YABench's big load this process formats 70,000 triples/s beside
+    the feeder: the cut and the cache take the lines Spark parses to 4 in 7 and the formatting from
+    2.4 to 0.8 µs per pushed triple (bench/live_lines.py, 10,000 stations)."""
+
+    LIMIT = 200_000  # terms remembered; past it the memory starts over (subjects rarely repeat long)
+
+    def __init__(self, wanted: frozenset[str] | None):
+        self.wanted = wanted
+        self.texts: dict = {}
+
+    def term(self, term) -> str:
+        text = self.texts.get(term)
+        if text is None:
+            if len(self.texts) >= self.LIMIT:
+                self.texts.clear()
+            text = self.texts[term] = n3(term)
+        return text
+
+    def lines(self, elements) -> list[str]:
+        term, wanted, out = self.term, self.wanted, []
+        for element in elements:
+            stamp = f' "{element.t}" .\n'
+            for s, p, o in element.triples:
+                predicate = term(p)
+                if wanted is None or predicate in wanted:
+                    out.append(f"{term(s)} {predicate} {term(o)}{stamp}")
+        return out
 
 
 class Failed(RuntimeError):

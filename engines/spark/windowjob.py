@@ -71,11 +71,18 @@ def predicates(node, found: set) -> bool:
 NOTHING = "false"  # the keep condition of a query without triple patterns: no triple can match
 
 
-def matchable_condition(algebra) -> str | None:
-    """SQL: the triple's predicate is one that some pattern of the query mentions (the others cannot
-    match); None when every triple may match (a variable predicate or a path)."""
+def matchable_predicates(algebra) -> frozenset[str] | None:
+    """The predicates (N-Triples) some pattern of the query mentions: a triple with another cannot
+    match.  None when every triple may match (a variable predicate or a path)."""
     wanted: set = set()
-    if not predicates(algebra, wanted):
+    return frozenset(wanted) if predicates(algebra, wanted) else None
+
+
+def matchable_condition(algebra) -> str | None:
+    """SQL: the triple's predicate is one of :func:`matchable_predicates` (the others cannot match);
+    None when every triple may match."""
+    wanted = matchable_predicates(algebra)
+    if wanted is None:
         return None
     return f"p IN ({', '.join(sql_string(x) for x in sorted(wanted))})" if wanted else NOTHING
 
@@ -174,10 +181,7 @@ def solve_sql(names: dict[str, str], algebra, only: list[int] | None, graphs: bo
     triple reached and whether it holds one.  One text, analysed once (:mod:`engines.spark.compiler`)."""
     keep = "s IS NOT NULL"
     if only is not None:
-        # the windows as data (a view of their indexes), not as literals: the plan's generated code is
-        # then the same for every report, compiled once and warmed by the JIT (live mode: one job per
-        # close; with the indexes inlined each close compiled and interpreted new classes)
-        keep += f" AND {K} IN (SELECT {K} FROM {names['only']})" if only else " AND false"
+        keep += f" AND {K} IN ({', '.join(str(int(k)) for k in only)})" if only else " AND false"
     g = f", {G}" if graphs else ""  # several windows: each triple's named graph (compiler.G)
     ctes = [f"__stream AS (SELECT s, p, o, {K}{g} FROM {names['shared']} WHERE {keep})",
             # each of these windows gets one solution of an empty pattern and one row of an aggregate
@@ -211,8 +215,6 @@ def solve_sql(names: dict[str, str], algebra, only: list[int] | None, graphs: bo
 
 def _solve(spark, shared: DataFrame, static: DataFrame | None, algebra, only: list[int] | None, graphs: bool = False):
     frames = {"shared": shared} if static is None else {"shared": shared, "static": static}
-    if only:
-        frames["only"] = spark.createDataFrame([(int(k),) for k in only], f"{K} BIGINT")
     names = view_names(frames)
     form, text, projected = solve_sql(names, algebra, only, graphs)
     collected = sql_over(spark, frames, names, text).collect()
