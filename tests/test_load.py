@@ -293,6 +293,36 @@ def test_a_spark_live_job_that_dies_is_an_error_with_its_exception_and_the_feed_
     assert time.monotonic() - started < experiment().timeout
 
 
+def test_spark_live_keeps_a_segment_that_no_job_has_read_yet(tmp_path, monkeypatch):
+    """The segment cut at a close can hold only elements after it (everything before was cut already):
+    the close's job does not read it, so its file must stay until a later job does.  (A 90 s run at
+    10,000 stations died of FILE_NOT_EXIST when the file went with the close.)  Driven step by step, as
+    the worker does it, so the cut falls there every time."""
+    pytest.importorskip("pyspark")
+    from itertools import groupby
+
+    from engines.spark import SparkEngine
+    from engines.spark import live as spark_live
+
+    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 0)
+    case = burst_case(tmp_path)
+    engine = SparkEngine(mode="streaming")
+    request = request_for(case, engine.info(), case.load_stream())
+    reports = []
+    session = engine.live(request, reports.append)
+    try:
+        groups = [(t, list(g)) for t, g in groupby(request.stream.elements, key=lambda e: e.t)]
+        before = [g for g in groups if g[0] < 1000]
+        session._step(before, now=900, last=900, ended=False)    # cut between closes: all of window 0
+        # the close's cut holds t = 1000 only: window 0's job does not read it
+        session._step([g for g in groups if g[0] == 1000], now=1000, last=1000, ended=False)
+        session._step([g for g in groups if g[0] > 1000], now=2900, last=2900, ended=True)  # windows 1, 2 do
+    finally:
+        session.end()
+    assert [(r.window, len(r.solutions)) for r in reports] == [((0, 1000), 40), ((1000, 2000), 40), ((2000, 3000), 40)]
+    assert not session.folder.exists()
+
+
 def test_spark_live_runs_closed_windows(tmp_path):
     """YABench's closed [o, c] windows live: an element stamped at a close is in the window that closes
     there (the burst case's elements at 1000 and 2000 ms: 4 more solutions in windows 1 and 2)."""

@@ -57,8 +57,13 @@ class Segment:
     """Parsed, query-matchable triples of the pushes between two cuts, kept in the JVM."""
     first: int          # earliest element time in it
     last: int           # latest
-    frame: object       # DataFrame (s, p, o, t), locally checkpointed
-    path: Path
+    frame: object       # DataFrame (s, p, o, __k): assigned to windows, locally checkpointed
+    path: Path          # its file, kept until released: a lazy checkpoint that no job has read yet
+                        # (the segment cut at a close holding only later elements) still reads it
+
+    def release(self) -> None:
+        release(self.frame)
+        self.path.unlink(missing_ok=True)
 
 
 class SparkLive:
@@ -151,19 +156,22 @@ class SparkLive:
                         raise Cancelled("the run was cancelled (timeout)")
                     pushes, self.pending, self.pending_lines = self.pending, [], 0
                     now, last, ended = self.now, self.last, self.ended
-                if not self._due(now, last, ended):
-                    self._segment(pushes, eager=True)
-                    continue
-                tail = self._segment(pushes, eager=False)
-                self._answer(now, last, ended)
-                if tail is not None:
-                    release_files(tail)
+                self._step(pushes, now, last, ended)
                 if ended:
                     return
         except Cancelled as exc:
             self.error = exc
         except Exception as exc:  # noqa: BLE001 - the engine's failure, raised by push() and end()
             self.error = Failed(f"the Spark engine's live job failed: {summary(exc)}")
+
+    def _step(self, pushes, now: int | None, last: int | None, ended: bool) -> None:
+        """What the worker does with the pushes it took: cut a segment, and answer the windows that
+        have closed if any."""
+        if not self._due(now, last, ended):
+            self._segment(pushes, eager=True)
+            return
+        self._segment(pushes, eager=False)
+        self._answer(now, last, ended)
 
     def _segment(self, pushes, eager: bool) -> Segment | None:
         """Write ``pushes`` as one segment file and read it into the JVM: now (``eager``, a job of its
@@ -177,8 +185,8 @@ class SparkLive:
         frame = self._assigned(str(path)).localCheckpoint(eager=eager)
         segment = Segment(pushes[0][0], pushes[-1][0], frame, path)
         self.segments.append(segment)
-        if eager:
-            release_files(segment)
+        if eager:  # held in the JVM now; a lazy one reads its file until the first job that reads it
+            segment.path.unlink(missing_ok=True)
         return segment
 
     def _assigned(self, path: str):
@@ -208,7 +216,7 @@ class SparkLive:
         keep = []
         for s in self.segments:
             if s.last < opening:
-                release(s.frame)
+                s.release()
             else:
                 keep.append(s)
         self.segments = keep
@@ -216,7 +224,7 @@ class SparkLive:
     def _cleanup(self) -> None:
         for s in self.segments:
             with contextlib.suppress(Exception):  # the session may be gone, the blocks with it
-                release(s.frame)
+                s.release()
         self.segments = []
         shutil.rmtree(self.folder, ignore_errors=True)
 
@@ -258,12 +266,10 @@ class Failed(RuntimeError):
 
 
 def summary(exc: BaseException) -> str:
-    """The exception's own first line (a Java exception's, not its stack trace), at most 500 characters."""
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    """The exception's own first line (a Java exception's message, not py4j's "An error occurred while
+    calling …" nor the stack trace), at most 500 characters."""
+    java = getattr(exc, "java_exception", None)
+    text = str(java.toString()) if java is not None else str(exc)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     text = lines[0] if lines else type(exc).__name__
     return f"{type(exc).__name__}: {text[:500]}"
-
-
-def release_files(segment: Segment) -> None:
-    """The segment's file, once its triples are held in the JVM."""
-    segment.path.unlink(missing_ok=True)
