@@ -11,7 +11,9 @@ untimed runs, the best of ``--repeat`` further runs of the same query on the sam
 warm: the steady state of a long-running engine; the best run, because the machine's noise only ever
 adds time), and, for the baseline (rdflib evaluating each window separately on a graph built in Python),
 the measured time of the first ``--baseline-windows`` windows extrapolated to all windows (labelled as
-such), and the ratio.  Peak memory is the high-water mark of resident memory (VmHWM) of the Spark JVM
+such), and the ratio.  After each size's queries, the floor: the best
+warm time of reading the file's lines alone, and of reading and parsing them into terms, each into
+Spark's no-op sink (no query's run can be faster than the second).  Peak memory is the high-water mark of resident memory (VmHWM) of the Spark JVM
 and of this Python process.
 "JIT s/run" is the CPU time the JVM's JIT compiler threads used per warm run: on 2 cores it competes
 with the tasks, so a warm run during which it still compiles is not yet the steady state.
@@ -86,6 +88,27 @@ def stream_file(triples: int) -> tuple[Path, int]:
     with open(path, "rb") as fh:
         count = sum(1 for _ in fh)
     return path, count
+
+
+def floor(spark, path: Path, repeats: int, settle: int) -> tuple[float, float]:
+    """(read, read and parse): the best wall time of reading the file's lines alone, and of reading and
+    parsing them into (s, p, o, t) terms (:func:`engines.spark.ingest.parse`), both into Spark's no-op
+    sink, after ``settle`` untimed runs of each.  Every query's job does at least the second: the floor
+    under the replay figure."""
+    from engines.spark import ingest
+
+    def best(frame_of) -> float:
+        for _ in range(settle):
+            frame_of().write.format("noop").mode("overwrite").save()
+        times = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            frame_of().write.format("noop").mode("overwrite").save()
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    return (best(lambda: spark.read.text(str(path))),
+            best(lambda: ingest.parse(spark.read.text(str(path)))))
 
 
 def baseline(path: Path, query: str, windows: int) -> tuple[float, int]:
@@ -166,6 +189,11 @@ def main() -> int:
                   f"{count / again:>16,.0f} {compiling:>9.2f} {estimate:>16.1f} "
                   f"{estimate / elapsed:>6.1f}x {vm_hwm(jvm_pid):>11} {vm_hwm(os.getpid()):>10}"
                   f"   ({len(reports)} windows)", flush=True)
+        read, parsed = floor(spark, path, repeats, min(args.settle, 5))
+        print(f"{count:>10} {'floor: read':<15} {'':>8} {'':>16} {read:>8.2f} {count / read:>16,.0f}"
+              f"   (the text's lines into a no-op sink)", flush=True)
+        print(f"{count:>10} {'floor: parse':<15} {'':>8} {'':>16} {parsed:>8.2f} {count / parsed:>16,.0f}"
+              f"   (read and parsed into terms: under every query's warm run)", flush=True)
     if args.streaming:
         print(f"\nstreaming mode (one micro-batch per report interval, {WINDOW.slide // 1000} s of stream each):")
         print(f"{'size':>10} {'query':<15} {'wall s':>8} {'sustained triples/s':>20} {'real-time factor':>17}"

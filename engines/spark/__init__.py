@@ -160,7 +160,8 @@ class SparkEngine:
         return [reporter.report(form, opening, closing, rows.get(k, [])) for k, (opening, closing) in enumerate(windows)]
 
     def live(self, request: RunRequest, emit):
-        """A live session (conformance/load/live.py): streaming mode over the socket source, fed as pushed."""
+        """A live session (conformance/load/live.py, streaming mode): a batch job per window close over
+        what was pushed, parsed ahead in segments (:mod:`engines.spark.live`)."""
         if self.mode != "streaming":
             raise LiveUnsupported("live runs need --engine-option mode=streaming (replay reads a recorded stream)")
         from engines.spark.live import SparkLive  # deferred: imports pyspark
