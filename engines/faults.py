@@ -429,6 +429,23 @@ class AvgIntegerEngine(WrongAnswerEngine):
         return kind, [{k: floor(k, v) for k, v in row.items()} for row in rows]
 
 
+class NumberPrecisionEngine(WrongAnswerEngine):
+    """Prints its numbers with 12 significant digits (``%.12g``, a driver's number format): an integer of
+    13 or more digits loses its last digits (1700000000001 comes out as 1700000000000)."""
+
+    name = "testing-number-precision"
+
+    def wrong(self, request, kind, rows):
+        if kind != "SELECT":
+            return kind, rows
+
+        def printed(term):
+            if isinstance(term, Literal) and term.datatype == XSD.integer and len(str(term).lstrip("+-")) >= 13:
+                return Literal(int(float(f"{int(term):.12g}")), datatype=XSD.integer)
+            return term
+        return kind, [{k: printed(v) for k, v in row.items()} for row in rows]
+
+
 class CountAllEngine(ReferenceEngine):
     """Reads COUNT(DISTINCT …) as COUNT(…): every repeated value counted again."""
 
@@ -514,6 +531,7 @@ FAULTS = {
     OptionalInnerEngine: "optional-inner",
     PlainLiteralsEngine: "literal-form",
     AvgIntegerEngine: "avg-integer",
+    NumberPrecisionEngine: "number-precision",
     CountAllEngine: "count-distinct",
     AskEmptyTrueEngine: "ask-true",
     DropsEmptyGroupsEngine: "empty-groups",

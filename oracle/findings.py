@@ -10,6 +10,7 @@ FINDINGS = {
     "underived": "reports solutions that no stream element derives",
     "empty": "reports no solutions where the oracle has some",
     "literal-form": "writes its literals as plain text (numbers as strings, datatypes or language tags dropped)",
+    "number-precision": "loses digits of large numbers (as if printed with 12 significant digits: a 13-digit integer off in its last digits)",
     "ask-true": "answers ASK true over a window that holds no element",
     "empty-groups": "drops the groups whose COUNT is 0 (a GROUP BY over an OPTIONAL part that matched nothing)",
     "count-unbound": "leaves a COUNT of 0 unbound (a group whose counted values are all unbound gets no count)",

@@ -231,7 +231,7 @@ TWINS = {"optional-inner": {"empty-groups"}, "empty-groups": {"optional-inner"}}
 
 
 @pytest.mark.parametrize("finding", ["avg-integer", "count-distinct", "optional-inner", "literal-form", "ask-true",
-                                     "empty-groups", "count-unbound", "group-over-nothing"])
+                                     "empty-groups", "count-unbound", "group-over-nothing", "number-precision"])
 def test_the_relation_written_another_way_is_named_before_provenance(finding):
     """Exact over a window's whole bags (oracle/judge/explain.py _solution_form): every FAIL of the fault
     engine names it — beside its twin where the output cannot tell the two apart, and said so — and nothing
