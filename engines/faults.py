@@ -22,7 +22,7 @@ from engines import r2s as engine_r2s
 from engines.contract import RunRequest, Unsupported
 from engines.reference import GROUP_BY, ReferenceEngine
 from engines.reference.live import ReferenceLive
-from oracle.model import MultiWindowSpec, ObservedReport, WindowSpec
+from oracle.model import MultiWindowSpec, ObservedReport, ValiditySpec, WindowSpec
 
 
 class NullEngine(ReferenceEngine):
@@ -253,6 +253,19 @@ class KeepsOldVersionsEngine(ReferenceEngine):
     def facts_valid_at(self, request, t):
         return [e for e in request.stream.elements if e.t <= t and (e.until is None or t < e.until)
                 and (e.expires is None or t < e.expires)]
+
+
+class PollOffByOneEngine(ReferenceEngine):
+    """A client of time-annotated data that polls one unit late: every p + 1 ms where the query asks every
+    p (a period counted from the end of one poll to the start of the next, say)."""
+
+    name = "testing-poll-off-by-one"
+
+    def run(self, request):
+        window = request.window
+        if isinstance(window, ValiditySpec) and window.every is not None:
+            request = replace(request, window=replace(window, every=window.every + 1))
+        return super().run(request)
 
 
 class OneWindowEngine(ReferenceEngine):
@@ -514,7 +527,8 @@ class GroupOverNothingEngine(WrongAnswerEngine):
 #: each fault engine and the failure pattern the kit must name for it (tests/test_fault_engines.py): on
 #: the count-window, time-annotated and multi-window families, and on the rest of the corpus
 COUNT_FAULTS = {CountOverrunEngine: "count", TiesExtendEngine: "count"}
-VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions"}
+VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions",
+                   PollOffByOneEngine: "poll-period"}
 MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", StarvedEngine: "starved", EveryCloseEngine: "every-close",
                        AnyCloseEngine: "any-close", SharedCountEngine: "shared-count", UnmergedEngine: "unmerged",
                        OwnClockEngine: "own-clock", NotAllCloseEngine: "not-all-close",

@@ -17,6 +17,7 @@ from engines.faults import (
     DstreamLateEngine,
     KeepsOldVersionsEngine,
     OneWindowEngine,
+    PollOffByOneEngine,
 )
 from oracle.findings import FINDINGS
 
@@ -51,11 +52,14 @@ def test_each_count_window_fault_fails_three_count_cases_and_the_reason_names_it
     assert any(words in n for r in failed for n in r.notes)
 
 
-@pytest.mark.parametrize("engine_class, at_least", [(ClosedValidityEngine, 3), (KeepsOldVersionsEngine, 1)],
+@pytest.mark.parametrize("engine_class, at_least", [(ClosedValidityEngine, 3), (KeepsOldVersionsEngine, 1),
+                                                    (PollOffByOneEngine, 3)],
                          ids=lambda x: getattr(x, "name", str(x)))
 def test_each_validity_fault_fails_the_time_annotated_cases_and_the_reason_names_it(engine_class, at_least):
     """Keeping old versions shows only where a newer version replaces an older one before it expires:
-    one case of the family has that (tad.expiration-replaces)."""
+    one case of the family has that (tad.expiration-replaces).  Polling one unit off shows on the three
+    cases that poll (tad.reification-periodic, -expiration-polling, -intervals-polling), each naming the
+    period it polls at."""
     engine, finding = engine_class(), VALIDITY_FAULTS[engine_class]
     cases = [c for c in load_corpus(ROOT / "cases") if c.family == "tad"]
     results = [run_case(c, engine, engine.info(), timeout=60) for c in cases]
@@ -63,6 +67,10 @@ def test_each_validity_fault_fails_the_time_annotated_cases_and_the_reason_names
     assert len(failed) >= at_least and not [r.id for r in results if r.verdict not in ("PASS", "FAIL")]
     assert all(FINDINGS[finding] in r.reason and r.findings == {finding: r.findings[finding]} for r in failed), \
         [(r.id, r.reason) for r in failed]
+    if engine_class is PollOffByOneEngine:
+        polled = {r.id: r.reason for r in failed}
+        assert set(polled) == {"tad.reification-periodic", "tad.expiration-polling", "tad.intervals-polling"}
+        assert "polls every 5 ms where the query asks every 4 ms" in polled["tad.reification-periodic"]
 
 
 def test_reading_several_windows_as_one_fails_the_multi_window_cases_and_is_named():

@@ -45,6 +45,7 @@ class Semantics:
 
     closed_end: bool = False
     keeps_old_versions: bool = False
+    poll_shift: int = 0  # periodic instants: the client polls every p + poll_shift ms (one unit off: ±1)
 
 
 def _key(element) -> frozenset:
@@ -88,9 +89,10 @@ def instants(stream: Stream, spec: ValiditySpec, how: Semantics = Semantics()) -
     if not points:
         return []
     if spec.every is not None:
-        within_limit(points[-1] // spec.every + 1, "evaluation instants", 0, points[-1],
-                     f"evaluated every {spec.every} ms from t=0")
-        return [(t, valid_at(stream, t, how)) for t in range(0, points[-1] + 1, spec.every)]
+        every = spec.every + how.poll_shift
+        within_limit(points[-1] // every + 1, "evaluation instants", 0, points[-1],
+                     f"evaluated every {every} ms from t=0")
+        return [(t, valid_at(stream, t, how)) for t in range(0, points[-1] + 1, every)]
     out, previous = [], None
     for t in points:
         # a closed end makes the change one millisecond after the end
@@ -123,5 +125,10 @@ def check(stream: Stream, spec: ValiditySpec, query_text: str, profile: Profile,
     faults = [(name, FAULTS[name], lambda how_=how_: expected(stream, spec, query_text, profile, how_, evaluator))
               for name, how_ in (("closed-end", Semantics(closed_end=True)),
                                  ("keeps-old-versions", Semantics(keeps_old_versions=True)))]
+    if spec.every is not None:  # a client polling one unit off: every p + 1 or p - 1 ms
+        faults += [("poll-period", f"polls every {spec.every + shift} ms where the query asks every {spec.every} ms "
+                    "(one unit off)", lambda how_=Semantics(poll_shift=shift): expected(
+                        stream, spec, query_text, profile, how_, evaluator))
+                   for shift in (1, -1) if spec.every + shift >= 1]
     return fixed(expected(stream, spec, query_text, profile, evaluator=evaluator), actual, how,
                  R2R(query_text, stream).form, profile, stream, "the instants the data fixes", faults)
