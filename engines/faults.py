@@ -255,6 +255,16 @@ class KeepsOldVersionsEngine(ReferenceEngine):
                 and (e.expires is None or t < e.expires)]
 
 
+class ReplacesBySubjectEngine(ReferenceEngine):
+    """Expiring facts replaced by subject: a newer fact about a train replaces its older ones, whatever
+    their predicate (a newer delay removes the platform)."""
+
+    name = "testing-replaces-by-subject"
+
+    def about(self, element) -> set:
+        return {s for s, _, _ in element.triples}
+
+
 class PollOffByOneEngine(ReferenceEngine):
     """A client of time-annotated data that polls one unit late: every p + 1 ms where the query asks every
     p (a period counted from the end of one poll to the start of the next, say)."""
@@ -528,7 +538,7 @@ class GroupOverNothingEngine(WrongAnswerEngine):
 #: the count-window, time-annotated and multi-window families, and on the rest of the corpus
 COUNT_FAULTS = {CountOverrunEngine: "count", TiesExtendEngine: "count"}
 VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions",
-                   PollOffByOneEngine: "poll-period"}
+                   PollOffByOneEngine: "poll-period", ReplacesBySubjectEngine: "replaces-by-subject"}
 MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", StarvedEngine: "starved", EveryCloseEngine: "every-close",
                        AnyCloseEngine: "any-close", SharedCountEngine: "shared-count", UnmergedEngine: "unmerged",
                        OwnClockEngine: "own-clock", NotAllCloseEngine: "not-all-close",

@@ -37,6 +37,7 @@ FINDINGS = {
     "count": "has count windows of another size or slide, counting other units, or taking in ties, than the case's",
     "closed-end": "treats facts as valid at their final or expiration time",
     "keeps-old-versions": "keeps old versions of facts that a newer version replaced",
+    "replaces-by-subject": "lets a newer fact replace older facts about its subject whatever their predicate",
     "poll-period": "polls at another period than the query's (one unit off)",
     "one-window": "gives every window the content of the first one (several windows read as one)",
     "every-close": "evaluates whenever a window closes, also where no window's content changed",

@@ -18,6 +18,7 @@ from engines.faults import (
     KeepsOldVersionsEngine,
     OneWindowEngine,
     PollOffByOneEngine,
+    ReplacesBySubjectEngine,
 )
 from oracle.findings import FINDINGS
 
@@ -53,13 +54,12 @@ def test_each_count_window_fault_fails_three_count_cases_and_the_reason_names_it
 
 
 @pytest.mark.parametrize("engine_class, at_least", [(ClosedValidityEngine, 3), (KeepsOldVersionsEngine, 1),
-                                                    (PollOffByOneEngine, 3)],
+                                                    (PollOffByOneEngine, 3), (ReplacesBySubjectEngine, 3)],
                          ids=lambda x: getattr(x, "name", str(x)))
 def test_each_validity_fault_fails_the_time_annotated_cases_and_the_reason_names_it(engine_class, at_least):
     """Keeping old versions shows only where a newer version replaces an older one before it expires:
-    one case of the family has that (tad.expiration-replaces).  Polling one unit off shows on the three
-    cases that poll (tad.reification-periodic, -expiration-polling, -intervals-polling), each naming the
-    period it polls at."""
+    one case of the family has that (tad.expiration-replaces).  Polling one unit off shows on the four
+    cases that poll, each naming the period it polls at."""
     engine, finding = engine_class(), VALIDITY_FAULTS[engine_class]
     cases = [c for c in load_corpus(ROOT / "cases") if c.family == "tad"]
     results = [run_case(c, engine, engine.info(), timeout=60) for c in cases]
@@ -69,7 +69,8 @@ def test_each_validity_fault_fails_the_time_annotated_cases_and_the_reason_names
         [(r.id, r.reason) for r in failed]
     if engine_class is PollOffByOneEngine:
         polled = {r.id: r.reason for r in failed}
-        assert set(polled) == {"tad.reification-periodic", "tad.expiration-polling", "tad.intervals-polling"}
+        assert set(polled) == {"tad.reification-periodic", "tad.expiration-polling", "tad.intervals-polling",
+                               "tad.expiration-two-properties-polling"}
         assert "polls every 5 ms where the query asks every 4 ms" in polled["tad.reification-periodic"]
 
 

@@ -159,13 +159,17 @@ class ReferenceEngine:
             if e.until is not None and not self.holds(t, e.until):
                 continue
             if e.expires is not None:
-                about = {(s, p) for s, p, _ in e.triples}
-                newer = any(o.expires is not None and o.t <= t and {(s, p) for s, p, _ in o.triples} == about
-                            for o in elements[i + 1:])
+                about = self.about(e)
+                newer = any(o.expires is not None and o.t <= t and self.about(o) == about for o in elements[i + 1:])
                 if not self.holds(t, e.expires) or newer:
                     continue
             out.append(e)
         return out
+
+    def about(self, element) -> set:
+        """What an expiring fact is about — its (subject, predicate) pairs: a later fact about the same
+        is its newer version."""
+        return {(s, p) for s, p, _ in element.triples}
 
     def holds(self, t: int, end: int) -> bool:
         """Whether a fact whose validity ends at ``end`` still holds at t (the end is excluded)."""

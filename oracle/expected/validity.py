@@ -36,6 +36,8 @@ FAULTS = {
                   "instead of [initial, final))",
     "keeps-old-versions": "keeps a fact's old version after a newer one was published (expiration data keeps "
                           "only the latest version)",
+    "replaces-by-subject": "lets a newer fact replace every older fact about its subject, whatever the predicate "
+                           "(a newer version is a fact with the same subject and predicate)",
 }
 
 
@@ -46,9 +48,13 @@ class Semantics:
     closed_end: bool = False
     keeps_old_versions: bool = False
     poll_shift: int = 0  # periodic instants: the client polls every p + poll_shift ms (one unit off: ±1)
+    by_subject: bool = False  # a newer fact replaces the older ones with the same subject, any predicate
 
 
-def _key(element) -> frozenset:
+def _key(element, how: Semantics) -> frozenset:
+    """What a fact is about: a later fact with the same key is its newer version."""
+    if how.by_subject:
+        return frozenset(s for s, _, _ in element.triples)
     return frozenset((s, p) for s, p, _ in element.triples)
 
 
@@ -59,14 +65,14 @@ def valid_at(stream: Stream, t: int, how: Semantics = Semantics()) -> tuple[int,
     if not how.keeps_old_versions:
         for i, e in enumerate(stream.elements):
             if e.expires is not None and e.t <= t:
-                latest[_key(e)] = i  # elements are in time order: the last one published by t wins
+                latest[_key(e, how)] = i  # elements are in time order: the last one published by t wins
     for i, e in enumerate(stream.elements):
         if e.t > t:
             break
         end = e.until if e.until is not None else e.expires
         if end is not None and (t > end if how.closed_end else t >= end):
             continue
-        if e.expires is not None and not how.keeps_old_versions and latest.get(_key(e)) != i:
+        if e.expires is not None and not how.keeps_old_versions and latest.get(_key(e, how)) != i:
             continue
         out.append(i)
     return tuple(out)
@@ -124,7 +130,8 @@ def check(stream: Stream, spec: ValiditySpec, query_text: str, profile: Profile,
     precision/recall and, when one of :data:`FAULTS` reproduces the whole output, that fault named."""
     faults = [(name, FAULTS[name], lambda how_=how_: expected(stream, spec, query_text, profile, how_, evaluator))
               for name, how_ in (("closed-end", Semantics(closed_end=True)),
-                                 ("keeps-old-versions", Semantics(keeps_old_versions=True)))]
+                                 ("keeps-old-versions", Semantics(keeps_old_versions=True)),
+                                 ("replaces-by-subject", Semantics(by_subject=True)))]
     if spec.every is not None:  # a client polling one unit off: every p + 1 or p - 1 ms
         faults += [("poll-period", f"polls every {spec.every + shift} ms where the query asks every {spec.every} ms "
                     "(one unit off)", lambda how_=Semantics(poll_shift=shift): expected(
