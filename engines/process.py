@@ -61,9 +61,10 @@ def kill_all() -> None:
         process.kill()
 
 
-def marked(token: str) -> list[int]:
-    """The processes whose environment carries this engine's marker (Linux /proc; elsewhere none)."""
-    needle = f"{MARKER}={token}".encode()
+def marked(token: str, variable: str = MARKER) -> list[int]:
+    """The processes whose environment carries ``variable=token`` (by default this engine's marker; Linux
+    /proc; elsewhere none)."""
+    needle = f"{variable}={token}".encode()
     found = []
     try:
         entries = os.listdir("/proc")

@@ -467,3 +467,31 @@ def test_sigterm_to_matrix_run_stops_its_pytest_and_engine_and_writes_runs_json_
     assert listed["interrupted"] == "terminated (SIGTERM)"
     assert [(r["name"], r["state"], r["complete"]) for r in listed["runs"]] == [
         ("stuck", "interrupted", False), ("reference", "not run", False)]
+
+
+def test_a_matrix_run_leaves_no_process_that_left_its_pytests_group(tmp_path):
+    """An engine runs in a session of its own; if its pytest is killed (or interrupted while starting it),
+    nothing in pytest can stop it.  The matrix run kills whatever carries its run's marker."""
+    import os
+    import signal
+    import time
+
+    from conformance.results import matrixrun
+
+    marker = f"rspconf-left-behind-{os.getpid()}"
+    script = ("import subprocess, sys, time\n"
+              f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', {marker!r}],"
+              " start_new_session=True)\n"
+              "time.sleep(300)\n")
+    code, _ = matrixrun._run([sys.executable, "-c", script], timeout=3, log=tmp_path / "log.txt")
+
+    def left():
+        return subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+
+    deadline = time.monotonic() + 5
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    stray = left()
+    for pid in stray:
+        os.kill(int(pid), signal.SIGKILL)
+    assert code is None and stray == []

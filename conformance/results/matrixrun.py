@@ -19,6 +19,7 @@ Config (YAML)::
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -26,12 +27,14 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import yaml
 
 from conformance.corpus import datapaths
 from conformance.filenames import slug
+from engines.process import marked
 
 
 class ConfigError(ValueError):
@@ -90,13 +93,18 @@ def command(entry: dict, config: dict, report: Path) -> list[str]:
     return cmd + [str(a) for a in config["pytest_args"]] + [str(a) for a in entry.get("args", [])]
 
 
+RUN_MARKER = "RSPCONF_MATRIX_RUN"  # in the environment of one engine's pytest and all it starts
+
+
 def _run(cmd: list[str], timeout: float, log: Path) -> tuple[int | None, float]:
     """Run one engine's pytest in its own process group, output to ``log``; on timeout, stop the whole
-    group (no process left behind)."""
+    group; then kill whatever still carries this run's marker (no process left behind: an engine runs in
+    a session of its own, and a pytest killed or interrupted while starting one cannot stop it)."""
     started = time.monotonic()
+    token = uuid.uuid4().hex
     with open(log, "w", encoding="utf-8") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=datapaths.PROJECT,
-                                start_new_session=True)
+                                start_new_session=True, env=dict(os.environ, **{RUN_MARKER: token}))
         try:
             code = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -113,6 +121,9 @@ def _run(cmd: list[str], timeout: float, log: Path) -> tuple[int | None, float]:
                         break
                     except subprocess.TimeoutExpired:
                         continue
+            for pid in marked(token, RUN_MARKER):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
     return code, time.monotonic() - started
 
 
