@@ -283,9 +283,13 @@ def test_a_spark_live_job_that_dies_is_an_error_with_its_exception_and_the_feed_
 
     monkeypatch.setattr(spark_live.SparkLive, "_answer", dies)
     monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 1)
+    folders = []
+    make = spark_live.tempfile.mkdtemp
+    monkeypatch.setattr(spark_live.tempfile, "mkdtemp", lambda **kw: folders.append(make(**kw)) or folders[-1])
     case = burst_case(tmp_path)
     started = time.monotonic()
     report = load.run_experiment(experiment(), SparkEngine(mode="streaming"), {case.id: case}, say=lambda _: None)
+    assert folders and not any(Path(f).exists() for f in folders)  # its segment files went with it
     (entry,) = report["loads"]
     assert entry["status"] == "ERROR", entry
     assert entry["reason"].endswith("the Spark engine's live job failed: RuntimeError: java.lang.StackOverflowError"), entry

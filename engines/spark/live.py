@@ -15,8 +15,9 @@ source (a test source) fell behind at once at YABench's big load.  Here the engi
 - Segments older than the earliest open window are released (their blocks and files): memory follows
   the window, not the run.  At the end of the stream the windows still open are flushed.
 
-A job that fails stops the worker; the failure is raised by ``end()`` (an ERROR carrying Spark's
-exception, not a timeout).  Same windows and answers as replay (the same :func:`windowjob.evaluate`).
+A job that fails stops the worker; the failure is raised by the next ``push`` or by ``end()`` (an ERROR
+carrying Spark's exception, not a timeout).  Whenever the worker stops (end of stream, failure, cancel)
+its blocks and files go with it.  Same windows and answers as replay (the same :func:`windowjob.solve`).
 """
 
 from __future__ import annotations
@@ -88,7 +89,11 @@ class SparkLive:
         self.reported = 0                             # windows reported so far (in order)
         self.form = "SELECT"
         self.error: BaseException | None = None
-        self._warm_up(WARM_UP_RUNS)
+        try:
+            self._warm_up(WARM_UP_RUNS)
+        except BaseException:  # cancelled while starting (the harness's start timeout), or Spark failed
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
         self.thread = threading.Thread(target=self._work, name="rspconf-spark-live", daemon=True)
         self.thread.start()
 
@@ -125,8 +130,7 @@ class SparkLive:
         with self.cond:
             self.ended = True
             self.cond.notify()
-        self.thread.join()
-        self._cleanup()
+        self.thread.join()  # the worker cleans up as it stops
         if self.error is not None:
             raise self.error
 
@@ -163,6 +167,8 @@ class SparkLive:
             self.error = exc
         except Exception as exc:  # noqa: BLE001 - the engine's failure, raised by push() and end()
             self.error = Failed(f"the Spark engine's live job failed: {summary(exc)}")
+        finally:
+            self._cleanup()
 
     def _step(self, pushes, now: int | None, last: int | None, ended: bool) -> None:
         """What the worker does with the pushes it took: cut a segment, and answer the windows that
