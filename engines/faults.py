@@ -220,6 +220,24 @@ class TiesExtendEngine(ReferenceEngine):
             k += 1
 
 
+class CountSlideAsTimeEngine(ReferenceEngine):
+    """Applies a count window's slide as time: once the first window is full, every ``slide`` ms up to the
+    last element it reports the last ``count`` elements that have arrived (a timer where a counter was
+    meant); no flush."""
+
+    name = "testing-count-slide-as-time"
+
+    def count_windows(self, request):
+        elements, size, step = request.stream.elements, request.window.count, request.window.slide
+        if len(elements) < size:
+            return
+        tau = elements[size - 1].t
+        while tau <= elements[-1].t:
+            inside = [e for e in elements if e.t <= tau][-size:]
+            yield inside[0].t, tau, inside
+            tau += step
+
+
 class TripleCountEngine(ReferenceEngine):
     """Count windows that count triples where the engine declares events (count_unit element): an event of
     three triples fills a window of three by itself.  Time windows are unchanged."""
@@ -536,7 +554,7 @@ class GroupOverNothingEngine(WrongAnswerEngine):
 
 #: each fault engine and the failure pattern the kit must name for it (tests/test_fault_engines.py): on
 #: the count-window, time-annotated and multi-window families, and on the rest of the corpus
-COUNT_FAULTS = {CountOverrunEngine: "count", TiesExtendEngine: "count"}
+COUNT_FAULTS = {CountOverrunEngine: "count", TiesExtendEngine: "count", CountSlideAsTimeEngine: "count"}
 VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions",
                    PollOffByOneEngine: "poll-period", ReplacesBySubjectEngine: "replaces-by-subject"}
 MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", StarvedEngine: "starved", EveryCloseEngine: "every-close",

@@ -122,12 +122,18 @@ class CountWindowSpec:
     #: ``split``: ties in time split at the count (the semantics); ``extend``: an instance also takes in the
     #: units that share its last unit's timestamp — a fault the diagnosis tries (oracle/judge/shapes.py)
     ties: str = "split"
+    #: ``unit``: the window slides by ``slide`` units (the semantics); ``ms``: the last ``count`` units are
+    #: reported every ``slide`` ms from the first full window on — the count slide applied as time, a
+    #: fault the diagnosis tries
+    slide_unit: str = "unit"
 
     def __post_init__(self) -> None:
         if self.count <= 0 or self.slide <= 0:
             raise ValueError(f"window count and slide must be positive, got {self.count}/{self.slide}")
         if self.ties not in ("split", "extend"):
             raise ValueError(f"ties must be split or extend, got {self.ties!r}")
+        if self.slide_unit not in ("unit", "ms"):
+            raise ValueError(f"slide_unit must be unit or ms, got {self.slide_unit!r}")
 
 
 #: when a query over several windows is evaluated (:class:`MultiWindowSpec`): the policies that need no

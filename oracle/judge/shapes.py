@@ -92,8 +92,9 @@ def per_solution_advance(verdict: CaseVerdict | None) -> str | None:
 
 
 def count_findings(best, verdict: CaseVerdict, query: R2R | None) -> list[tuple[str, str]]:
-    """A count window has no time borders to compare: try the neighbouring counts and slides, and the
-    other unit, and say which one reproduces the whole output exactly (oracle/s2r/counting.py)."""
+    """A count window has no time borders to compare: try the other unit, ties taken in, no flush, the
+    slide applied as time, then the neighbouring counts and slides, and say which reproduce the whole
+    output exactly (oracle/s2r/counting.py); a case that cannot tell two apart says both."""
     window = verdict.context["window"]
     if query is None:
         return []
@@ -106,6 +107,12 @@ def count_findings(best, verdict: CaseVerdict, query: R2R | None) -> list[tuple[
     if verdict.explains(query, best.profile, replace(window, ties="extend")):
         found.append(f"when each count window also takes in the units that share its last unit's timestamp "
                      f"(ties in time extend it), not split at the count of {n}")
+    if best.profile.end_of_stream == "flush" and verdict.explains(query, replace(best.profile, end_of_stream="drop")):
+        found.append("when the windows still open at the end of the stream are not flushed (end_of_stream drop, "
+                     "not the declared flush)")
+    if verdict.explains(query, best.profile, replace(window, slide_unit="ms")):
+        found.append(f"when the last {n} units are reported every {m} ms from the first full window on, not "
+                     f"every {m} units (the count slide applied as time)")
     tries = [] if found else [(n + d, m) for d in (-1, 1)] + [(n, m + d) for d in (-1, 1)] + [(n + d, m + d)
                                                                                               for d in (-1, 1)]
     for count, slide in tries:

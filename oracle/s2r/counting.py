@@ -67,6 +67,8 @@ def simulate(stream: Stream, window: CountWindowSpec, profile: Profile, t0: int)
                          "periodic reports are not defined for count windows in this kit)")
     us = units(stream, profile)
     n, size, step = len(us), window.count, window.slide
+    if window.slide_unit == "ms":
+        return slide_as_time(us, size, step, t0)
     out = []
     k = max(0, -((t0 + size - 1) // step))  # the first window whose last position is ≥ 0
     while True:
@@ -85,4 +87,21 @@ def simulate(stream: Stream, window: CountWindowSpec, profile: Profile, t0: int)
             break
         out.append(Trigger(tau, k, us[first][0], us[last][0], (us[first][1], us[last][2]), reason, unit))
         k += 1
+    return out
+
+
+def slide_as_time(us: list[tuple[int, int, int]], size: int, step: int, t0: int) -> list:
+    """The fault "count slide applied as time" (a hypothesis of the diagnosis, not a semantics): from the
+    close of the first window on (its last unit's arrival), every ``step`` ms up to the last unit's time,
+    a report of the last ``size`` units that have arrived by then, closing then.  No flush."""
+    first_last = t0 + size - 1
+    if not us or first_last >= len(us) or first_last < 0:
+        return []
+    out, k, tau, last = [], 0, us[first_last][0], first_last
+    while tau <= us[-1][0]:
+        while last + 1 < len(us) and us[last + 1][0] <= tau:
+            last += 1
+        first = max(0, last - size + 1)
+        out.append(Trigger(tau, k, us[first][0], tau, (us[first][1], us[last][2]), "window-close", last))
+        k, tau = k + 1, tau + step
     return out
