@@ -48,7 +48,7 @@ def session(master: str = "local[2]"):
                 # ParallelGC's best run the faster in 12 of 16 pairs, bench/README.md).  Set
                 # RSPCONF_SPARK_JAVA_OPTIONS (even to '') to choose other driver JVM options
                 .config("spark.driver.extraJavaOptions", os.environ.get("RSPCONF_SPARK_JAVA_OPTIONS", JAVA_OPTIONS))
-                .config("spark.sql.execution.arrow.pyspark.enabled", "false").config("spark.eventLog.enabled", os.environ.get("EVLOG","false")).config("spark.eventLog.dir", "/tmp/exp/ev")
+                .config("spark.sql.execution.arrow.pyspark.enabled", "false")
                 .getOrCreate()
             )
             _SESSION.sparkContext.setLogLevel("ERROR")
