@@ -432,6 +432,13 @@ class WrongAnswerEngine(ReferenceEngine):
     def wrong(self, request, kind: str, rows):
         raise NotImplementedError
 
+    @staticmethod
+    def each_term(kind: str, rows, change):
+        """(kind, rows) with every value of a SELECT's rows replaced by ``change(variable, term)``."""
+        if kind != "SELECT":
+            return kind, rows
+        return kind, [{k: change(k, v) for k, v in row.items()} for row in rows]
+
 
 def named(pattern: re.Pattern, request, grouped: bool = False) -> set[str]:
     """The variables ``pattern`` (an aggregate ``… AS ?v``) names in the query; ``grouped``: only in a query
@@ -446,9 +453,7 @@ class PlainLiteralsEngine(WrongAnswerEngine):
     name = "testing-plain-literals"
 
     def wrong(self, request, kind, rows):
-        if kind != "SELECT":
-            return kind, rows
-        return kind, [{k: Literal(str(v)) if isinstance(v, Literal) else v for k, v in row.items()} for row in rows]
+        return self.each_term(kind, rows, lambda _, v: Literal(str(v)) if isinstance(v, Literal) else v)
 
 
 class AvgIntegerEngine(WrongAnswerEngine):
@@ -460,14 +465,12 @@ class AvgIntegerEngine(WrongAnswerEngine):
 
     def wrong(self, request, kind, rows):
         names = named(self.AVERAGE, request)
-        if kind != "SELECT" or not names:
-            return kind, rows
 
         def floor(name, term):
             if name in names and isinstance(term, Literal) and term.datatype is not None:
                 return Literal(math.floor(float(term)), datatype=XSD.integer)
             return term
-        return kind, [{k: floor(k, v) for k, v in row.items()} for row in rows]
+        return self.each_term(kind, rows, floor)
 
 
 class NumberPrecisionEngine(WrongAnswerEngine):
@@ -477,14 +480,11 @@ class NumberPrecisionEngine(WrongAnswerEngine):
     name = "testing-number-precision"
 
     def wrong(self, request, kind, rows):
-        if kind != "SELECT":
-            return kind, rows
-
-        def printed(term):
+        def printed(_, term):
             if isinstance(term, Literal) and term.datatype == XSD.integer and len(str(term).lstrip("+-")) >= 13:
                 return Literal(int(float(f"{int(term):.12g}")), datatype=XSD.integer)
             return term
-        return kind, [{k: printed(v) for k, v in row.items()} for row in rows]
+        return self.each_term(kind, rows, printed)
 
 
 class CountAllEngine(ReferenceEngine):

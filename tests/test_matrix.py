@@ -446,23 +446,14 @@ def test_sigterm_to_matrix_run_stops_its_pytest_and_engine_and_writes_runs_json_
     proc = subprocess.Popen([sys.executable, "-m", "conformance.cli", "matrix", "run", str(config), "--out", str(out),
                              "--date", "2026-11-25"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
-    def engines():
-        return subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
-
     deadline = time.monotonic() + 90
-    while len(engines()) < 1 and time.monotonic() < deadline:
+    while not carrying(marker) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert engines(), "the engine did not start"
+    assert carrying(marker), "the engine did not start"
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=90)
     assert proc.returncode == 130 and "Traceback" not in err
-    deadline = time.monotonic() + 15
-    while engines() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    left = engines()
-    for pid in left:
-        os.kill(int(pid), signal.SIGKILL)
-    assert left == []
+    assert left_behind(marker, 15) == []
     listed = json.loads((out / "2026-11-25" / "runs.json").read_text())
     assert listed["interrupted"] == "terminated (SIGTERM)"
     assert [(r["name"], r["state"], r["complete"]) for r in listed["runs"]] == [
@@ -473,8 +464,6 @@ def test_a_matrix_run_leaves_no_process_that_left_its_pytests_group(tmp_path):
     """An engine runs in a session of its own; if its pytest is killed (or interrupted while starting it),
     nothing in pytest can stop it.  The matrix run kills whatever carries its run's marker."""
     import os
-    import signal
-    import time
 
     from conformance.results import matrixrun
 
@@ -484,14 +473,24 @@ def test_a_matrix_run_leaves_no_process_that_left_its_pytests_group(tmp_path):
               " start_new_session=True)\n"
               "time.sleep(300)\n")
     code, _ = matrixrun._run([sys.executable, "-c", script], timeout=3, log=tmp_path / "log.txt")
+    assert code is None and left_behind(marker, 5) == []
 
-    def left():
-        return subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
 
-    deadline = time.monotonic() + 5
-    while left() and time.monotonic() < deadline:
+def carrying(marker: str) -> list[str]:
+    """The processes whose command line holds ``marker``."""
+    return subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+
+
+def left_behind(marker: str, seconds: float) -> list[str]:
+    """The processes still carrying ``marker`` after ``seconds`` (killed, so no test leaves them)."""
+    import os
+    import signal
+    import time
+
+    deadline = time.monotonic() + seconds
+    while carrying(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    stray = left()
-    for pid in stray:
+    left = carrying(marker)
+    for pid in left:
         os.kill(int(pid), signal.SIGKILL)
-    assert code is None and stray == []
+    return left

@@ -23,10 +23,10 @@ its blocks and files go with it.  Same windows and answers as replay (the same :
 from __future__ import annotations
 
 import contextlib
+import itertools
 import shutil
 import tempfile
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,7 +71,7 @@ class SparkLive:
     """One live run: pushes queued, a worker thread that parses segments and answers closed windows."""
 
     def __init__(self, engine, request: RunRequest, emit, algebra, closed: bool = False):
-        self.emit, self.request, self.algebra = emit, request, algebra
+        self.emit, self.algebra = emit, algebra
         self.window, self.t0 = request.window, engine.t0
         self.spark = spark = session(engine.master)
         self.reporter = Reporter(request.r2s, closed, template_of(algebra))
@@ -86,6 +86,7 @@ class SparkLive:
         self.last: int | None = None                  # latest element time: windows start by it
         self.ended = self.cancelled = False
         self.segments: list[Segment] = []
+        self.cuts = itertools.count()                 # segment files, numbered
         self.reported = 0                             # windows reported so far (in order)
         self.form = "SELECT"
         self.error: BaseException | None = None
@@ -103,9 +104,12 @@ class SparkLive:
         code generation, class loading), the steady state 0.2–0.3 s."""
         if self.nothing:
             return
-        for k in range(runs):
-            solve(self.spark, self._assigned(str(self._empty())).localCheckpoint(eager=True), self.static,
-                  self.algebra, [k])
+        empty = self._assigned(str(self._empty())).localCheckpoint(eager=True)
+        try:
+            for k in range(runs):
+                solve(self.spark, empty, self.static, self.algebra, [k])
+        finally:
+            release(empty)
 
     def _empty(self) -> Path:
         """An empty segment file (the warm-up's input; a close with no segment)."""
@@ -184,7 +188,7 @@ class SparkLive:
         own) or by the next job that reads it (a lazy checkpoint, materialised once)."""
         if not pushes or self.nothing:
             return None
-        path = self.folder / f"segment-{len(self.segments):08d}-{time.monotonic_ns()}.nt"
+        path = self.folder / f"segment-{next(self.cuts):08d}.nt"
         with path.open("w", encoding="utf-8") as out:
             for _, elements in pushes:
                 out.writelines(self.writer.lines(elements))

@@ -41,7 +41,7 @@ from oracle.model import GRAINS
 from oracle.r2r.evaluators import EvaluatorDisagreement
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
-from oracle.r2r.terms import bag, show_solution
+from oracle.r2r.terms import NUMERIC, bag, show_solution
 
 SHOWN = 5
 #: gracious mode costs up to a few dozen R2R evaluations per window: run it on the first wrong windows
@@ -469,11 +469,6 @@ REWRITES = (
 
 #: the variables a query binds to a COUNT (``COUNT(…) AS ?n``)
 COUNTED = re.compile(r"COUNT\s*\((?:[^()]|\([^()]*\))*\)\s*AS\s*\?(\w+)", re.I)
-
-
-NUMERIC = {XSD.integer, XSD.decimal, XSD.double, XSD.float, XSD.int, XSD.long, XSD.short, XSD.byte,
-           XSD.nonNegativeInteger, XSD.positiveInteger, XSD.negativeInteger, XSD.nonPositiveInteger,
-           XSD.unsignedInt, XSD.unsignedLong, XSD.unsignedShort, XSD.unsignedByte}
 
 
 def _coarse(term):
