@@ -326,6 +326,26 @@ class EveryCloseEngine(ReferenceEngine):
         return False
 
 
+class ResultChangeEngine(ReferenceEngine):
+    """Evaluates a content-change query at every close and reports only where the answer differs from the
+    last one reported (from nothing before the first): the result's change taken for the content's."""
+
+    name = "testing-result-change"
+
+    def on_change_only(self, request) -> bool:
+        return False
+
+    def skips_answer(self, request, current, previous) -> bool:
+        if request.window.instants != "content-change":
+            return False
+        if not isinstance(current, list):  # ASK: a bool
+            return current == previous
+        def bag(answer):  # rows (SELECT) or triples (CONSTRUCT), as a sorted list of their N3
+            return sorted(repr(sorted((k, v.n3()) for k, v in x.items()) if isinstance(x, dict)
+                               else [v.n3() for v in x]) for x in answer)
+        return bag(current) == bag(previous)
+
+
 class AnyCloseEngine(ReferenceEngine):
     """Evaluates a query whose instants are one designated window's closes whenever any window closes."""
 
@@ -336,6 +356,24 @@ class AnyCloseEngine(ReferenceEngine):
         if request.window.instants == self.instead_of:
             return sorted(set().union(*closes.values()))
         return super().evaluation_times(request, closes)
+
+
+class CountFlushEngine(ReferenceEngine):
+    """Count windows among several windows flushed at the end of the stream: each instance that started and
+    never filled closes at the stream's last element with the elements it holds (the reference engine's
+    lone count windows are flushed; among several windows a count window has no clock to close it)."""
+
+    name = "testing-count-flush"
+
+    def count_instances(self, request, window):
+        out = super().count_instances(request, window)
+        elements, counted = request.stream.elements, self.counted(request, window)
+        k = len(out)
+        while k * window.slide < len(counted):
+            inside = counted[k * window.slide:]
+            out.append((elements[-1].t, [i for i in inside if elements[i].stream == window.stream]))
+            k += 1
+        return out
 
 
 class SharedCountEngine(ReferenceEngine):
@@ -558,7 +596,9 @@ COUNT_FAULTS = {CountOverrunEngine: "count", TiesExtendEngine: "count", CountSli
 VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions",
                    PollOffByOneEngine: "poll-period", ReplacesBySubjectEngine: "replaces-by-subject"}
 MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", StarvedEngine: "starved", EveryCloseEngine: "every-close",
-                       AnyCloseEngine: "any-close", SharedCountEngine: "shared-count", UnmergedEngine: "unmerged",
+                       ResultChangeEngine: "result-change",
+                       AnyCloseEngine: "any-close", SharedCountEngine: "shared-count",
+                       CountFlushEngine: "count-flushed", UnmergedEngine: "unmerged",
                        OwnClockEngine: "own-clock", NotAllCloseEngine: "not-all-close",
                        EmptyGroupJoinEngine: "empty-group-join"}
 

@@ -41,6 +41,8 @@ FINDINGS = {
     "poll-period": "polls at another period than the query's (one unit off)",
     "one-window": "gives every window the content of the first one (several windows read as one)",
     "every-close": "evaluates whenever a window closes, also where no window's content changed",
+    "result-change": "evaluates a content-change query only where its answer changed, not wherever a window's "
+                     "content did (an instant whose new elements leave the answer as it was goes unreported)",
     "unmerged": "reads each window as a named graph, not merged into the default graph (C-SPARQL's dataset)",
     "any-close": "evaluates whenever any window closes, not only when the designated window does",
     "not-all-close": "evaluates whenever any window closes, not only when all close at once",
@@ -49,5 +51,7 @@ FINDINGS = {
     "own-clock": "sees time pass only by each window's own stream (a window whose stream goes quiet never closes)",
     "starved": "feeds each stream's elements only to the last window declared over it (the others stay empty)",
     "starved-reports": "makes each of its reports as if each stream fed only the last window declared over it",
+    "count-flushed": "flushes its count windows at the end of the stream among several windows (an instance "
+                     "that never filled reports what it holds; a count window has no clock to close it)",
     "shared-count": "counts the elements of every stream in one sequence, not each count window's own stream's",
 }

@@ -146,13 +146,16 @@ INSTANTS = POLICIES + ("closes-of",)
 class NamedWindow:
     """One window of an RSP-QL dataset: its name (the graph the query reads it as), the stream it is
     over, and its range and slide (ms) — or, for a count window, its ``count`` and slide in units of its
-    own stream (``range`` None; :mod:`oracle.expected.multiwindow` says what a unit is and when it closes)."""
+    own stream (``range`` None; :mod:`oracle.expected.multiwindow` says what a unit is and when it closes).
+    ``flushed``: a count window whose instances that never fill close at the end of the stream (a fault the
+    diagnosis tries, not a semantics: among several windows a count window has no clock)."""
 
     name: str
     stream: str
     range: int | None
     slide: int
     count: int | None = None
+    flushed: bool = False
 
     def __post_init__(self) -> None:
         if (self.range is None) == (self.count is None):

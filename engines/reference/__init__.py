@@ -202,6 +202,11 @@ class ReferenceEngine:
         """Whether instants where no window's content changed are skipped (the query's content-change)."""
         return request.window.instants == "content-change"
 
+    def skips_answer(self, request: RunRequest, current, previous) -> bool:
+        """Whether an evaluation is left unreported for its answer: never (content-change looks at the
+        windows' contents, before the query runs)."""
+        return False
+
     def window_t0(self, window) -> int:
         """The t0 of one of several named windows: the engine's t0 for all of them."""
         return self.t0
@@ -277,6 +282,8 @@ class ReferenceEngine:
                 continue  # content-change: no window's elements changed since the last close
             held_before = held
             kind, current = self.evaluate_held(request, held)
+            if self.skips_answer(request, current, previous):
+                continue
             reports.append(ObservedReport(self.r2s(request.r2s, current, previous, kind), tau=t, window=(t, t)))
             previous = current
         return reports

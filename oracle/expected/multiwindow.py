@@ -35,6 +35,7 @@ exhaustive.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from itertools import product
 
@@ -75,13 +76,18 @@ def units(stream: Stream, window: NamedWindow, count_unit: str, shared: bool = F
 def filled(stream: Stream, window: NamedWindow, t0: int, count_unit: str, shared: bool = False) -> list[tuple[int, tuple]]:
     """(close time, members) of each instance of a count window that fills: instance k holds the units
     at positions [t0 + kM, t0 + kM + N) of its stream (those below 0 hold nothing) and closes at the time
-    of its last unit.  An instance the stream never fills never closes: a count window has no clock."""
+    of its last unit.  An instance the stream never fills never closes: a count window has no clock (but
+    ``window.flushed``: those that started close with what they hold at the stream's last element)."""
     us = units(stream, window, count_unit, shared)
     out, k = [], 0
     while t0 + k * window.slide + window.count - 1 < len(us):
         first, last = t0 + k * window.slide, t0 + k * window.slide + window.count - 1
         if last >= 0:
             out.append((us[last][0], tuple(m for _, held in us[max(first, 0):last + 1] for m in held)))
+        k += 1
+    while window.flushed and t0 + k * window.slide < len(us):
+        first = max(t0 + k * window.slide, 0)
+        out.append((stream.elements[-1].t, tuple(m for _, held in us[first:] for m in held)))
         k += 1
     return out
 
@@ -179,6 +185,18 @@ def changed(stream: Stream, spec: MultiWindowSpec, t0s: dict[str, int], times: l
     return out
 
 
+def answer_changed(times: list[int], relation) -> list[int]:
+    """Of ``times``, those at which the query's answer (``relation(t)``) differs, as a bag, from the last one
+    kept: from no solution before the first."""
+    out, before = [], Solutions.of([])
+    for t in times:
+        now = relation(t)
+        if Counter(now.keys) != Counter(before.keys):
+            out.append(t)
+            before = now
+    return out
+
+
 def dataset(stream: Stream, graphs: dict[str, list], merged: bool = False) -> Dataset:
     """The RSP-QL dataset at one instant: the static data as the default graph, each window's
     instantaneous graph as the named graph of its name — or, ``merged`` (C-SPARQL), every window's
@@ -197,7 +215,8 @@ def dataset(stream: Stream, graphs: dict[str, list], merged: bool = False) -> Da
 def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, evaluator: str = "rdflib",
              one_window: bool = False, t0s: dict[str, int] | None = None, r2r: R2R | None = None,
              cache: dict | None = None, every_close: bool = False, shared: bool = False,
-             starved: frozenset = frozenset(), own_clock: bool = False) -> list[ExpectedReport]:
+             starved: frozenset = frozenset(), own_clock: bool = False,
+             on_result: bool = False) -> list[ExpectedReport]:
     """The oracle's reports: at each evaluation instant, the query over the windows' instantaneous
     graphs (cached by their contents), then R2S and empty-result notification.  ``t0s``: each window's t0
     (default: the profile's for all).  ``one_window``: the fault of an engine that gives every window the
@@ -205,7 +224,9 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
     every close (both for the diagnosis); ``shared``: of one that counts every stream's elements in one sequence;
     ``starved``: of one that feeds no element to the windows of these names (:func:`starved_windows`; with no
     element to reach its closes, a starved window closes only at a flush); ``own_clock``: of one whose windows
-    see time pass only by their own stream's elements (:func:`seen_until` per window).
+    see time pass only by their own stream's elements (:func:`seen_until` per window); ``on_result``: of one
+    that reports an evaluation only where its answer differs from the last one reported (with ``every_close``:
+    the result's change taken for the content's).
     The query runs on rdflib (R2R over a dataset; ``evaluator`` is taken for the common signature only)."""
     spec = spec.under(profile.instants)
     if starved:  # a window fed by no stream holds nothing, and a count window of it never fills
@@ -236,6 +257,8 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
                      profile.count_unit, shared, clocks(stream, spec, profile, last, own_clock))
     if spec.instants == "content-change" and not every_close:
         times = changed(stream, spec, t0s, times, profile, one_window, shared)
+    if on_result:
+        times = answer_changed(times, relation)
     return list(r2s.streamed(((t, k, t, t, (0, 0), "evaluation-instant", relation(t))
                               for k, t in enumerate(times)), profile))
 
@@ -350,6 +373,9 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
         other = "triple" if profile.count_unit == "element" else "element"
         faults.append(("count", f"counts {other}s in its count windows, not {profile.count_unit}s (count_unit)",
                        {"profile": replace(profile, count_unit=other)}))
+    if any(w.count is not None for w in spec.windows) and profile.end_of_stream == "flush":
+        flushed = replace(spec, windows=tuple(replace(w, flushed=w.count is not None) for w in spec.windows))
+        faults.append(("count-flushed", FINDINGS["count-flushed"], {"spec": flushed, "cache": {}}))
     starved = starved_windows(spec)
     if starved:
         faults.append(("starved", f"feeds each stream's elements only to the last window declared over it "
@@ -363,6 +389,7 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
                        {"every_close": True}))
     if spec.instants == "content-change":
         faults.append(("every-close", FINDINGS["every-close"], {"every_close": True}))
+        faults.append(("result-change", FINDINGS["result-change"], {"every_close": True, "on_result": True}))
     if spec.instants == "all-close":
         faults.append(("not-all-close", FINDINGS["not-all-close"], {"every_close": True}))
     # two faults at once, tried only when no one fault explains the output (rsp-js: a starved window and
