@@ -376,6 +376,53 @@ class CountFlushEngine(ReferenceEngine):
         return out
 
 
+class LendsOpenEngine(ReferenceEngine):
+    """Several time windows, each evaluating the query by itself (rsp-js 1.3.5's evaluation, without its t0
+    drift): when an element of a window's stream arrives after some of its instances closed, the latest of
+    them is evaluated if it holds an element, once per time; every other window lends the earliest-closing
+    of its instances [o, c] around the time of that instance's last element, as far as it has arrived.  An
+    element opens the instances around its time; a window drops those closed before its stream's latest
+    element.  Each evaluation is stamped with the time of the element that makes it.  No flush."""
+
+    name = "testing-lends-open"
+
+    def multi_window_reports(self, request):
+        windows = request.window.windows
+        if len(windows) < 2 or any(w.count is not None for w in windows):
+            return super().multi_window_reports(request)
+        elements = request.stream.elements
+        live = {w.name: {} for w in windows}  # (open, close) -> element indexes, per window
+        evaluated_at = {w.name: -math.inf for w in windows}
+        reports, previous = [], []
+        for i, e in enumerate(elements):
+            for w in (w for w in windows if w.stream == e.stream):
+                mine, t0 = live[w.name], self.window_t0(w)
+                first = t0 + math.ceil((e.t - t0) / w.slide) * w.slide  # the first close at or after e.t
+                for close in range(first, e.t + w.range + 1, w.slide):
+                    mine.setdefault((close - w.range, close), [])
+                for (o, c), held in mine.items():
+                    if o <= e.t < c:
+                        held.append(i)
+                ended = sorted(k for k in mine if k[1] < e.t)
+                if ended and e.t > evaluated_at[w.name]:
+                    evaluated_at[w.name] = e.t
+                    closing = ended[-1]
+                    if mine[closing]:
+                        at = elements[mine[closing][-1]].t
+                        held = {w.name: mine[closing]}
+                        for v in windows:
+                            if v.name != w.name:
+                                around = sorted(k for k in live[v.name] if k[0] <= at <= k[1])
+                                held[v.name] = list(live[v.name][around[0]]) if around else []
+                        kind, current = self.evaluate_held(request, held)
+                        reports.append(ObservedReport(self.r2s(request.r2s, current, previous, kind),
+                                                      tau=e.t, window=(e.t, e.t)))
+                        previous = current
+                for k in ended:
+                    del mine[k]
+        return reports
+
+
 class SharedCountEngine(ReferenceEngine):
     """Count windows among several windows count every stream's elements in one sequence (the position in
     the whole arrival order), then keep their own stream's: a count window over a stream holds fewer
@@ -598,7 +645,8 @@ VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "
 MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", StarvedEngine: "starved", EveryCloseEngine: "every-close",
                        ResultChangeEngine: "result-change",
                        AnyCloseEngine: "any-close", SharedCountEngine: "shared-count",
-                       CountFlushEngine: "count-flushed", UnmergedEngine: "unmerged",
+                       CountFlushEngine: "count-flushed",
+                       LendsOpenEngine: "lends-open", UnmergedEngine: "unmerged",
                        OwnClockEngine: "own-clock", NotAllCloseEngine: "not-all-close",
                        EmptyGroupJoinEngine: "empty-group-join"}
 

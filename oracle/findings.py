@@ -53,5 +53,7 @@ FINDINGS = {
     "starved-reports": "makes each of its reports as if each stream fed only the last window declared over it",
     "count-flushed": "flushes its count windows at the end of the stream among several windows (an instance "
                      "that never filled reports what it holds; a count window has no clock to close it)",
+    "lends-open": "evaluates each window by itself when its own stream passes its close, reading every other "
+                  "window as its instance still open then, not its latest closed one",
     "shared-count": "counts the elements of every stream in one sequence, not each count window's own stream's",
 }

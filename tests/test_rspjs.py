@@ -132,6 +132,16 @@ def test_several_streams_run_each_element_in_its_own_stream(engine):
         engine.run(wrong)
 
 
+def test_other_windows_lending_their_open_instance_is_named_on_rsp_js(engine):
+    """rsp-js, when a window closes, reads every other window as its instance still open at the closing
+    instance's last element (README#several-windows; its log shows the lent instance). On mw.quiet-stream that
+    alone explains its whole output; on mw.count-join-quiet-stream it does together with Comunica's empty join."""
+    quiet = run_case(CASES["mw.quiet-stream"], engine, engine.info())
+    assert quiet.verdict == "FAIL" and set(quiet.findings) == {"lends-open"}, quiet.reason
+    joined = run_case(CASES["mw.count-join-quiet-stream"], engine, engine.info())
+    assert joined.verdict == "FAIL" and set(joined.findings) == {"lends-open", "empty-group-join"}, joined.reason
+
+
 def test_without_node_the_engine_is_unavailable_and_says_why():
     with pytest.raises(ValueError, match="needs Node.js"):
         RspJsEngine(node="no-such-node-binary")

@@ -185,6 +185,53 @@ def changed(stream: Stream, spec: MultiWindowSpec, t0s: dict[str, int], times: l
     return out
 
 
+def lent(stream: Stream, spec: MultiWindowSpec, t0s: dict[str, int]) -> list[tuple[int, dict[str, list]]]:
+    """(instant, each window's triples) of each evaluation by the fault of an engine whose windows lend their
+    open instance (rsp-js; a hypothesis of the diagnosis, not a semantics).  Each time window evaluates the
+    query by itself, when an element of its own stream arrives after one of its instances closed (at most
+    once per time): it reads its latest instance closed before that element, if that holds an element, and
+    every other window as that window's instance still open at the time of the closing instance's last element
+    — the earliest-closing instance [o, c] around it that an element has opened, with what has arrived of it
+    (nothing if no such instance).  An element opens the instances around its time, aligned on t0 + k·slide
+    (from the one that closes at its time on); a window drops its instances closed before its stream's latest
+    element.  The instant is the time of the element that makes the evaluation; nothing is flushed at the end."""
+    windows = [w for w in spec.windows if w.count is None]
+    opened: dict[str, dict[int, list[int]]] = {w.name: {} for w in windows}  # start -> element indexes
+    evaluated: dict[str, int | None] = {w.name: None for w in windows}
+    out = []
+
+    def triples(indexes: list[int]) -> list:
+        return [triple for i in indexes for triple in stream.elements[i].triples]
+
+    for i, e in enumerate(stream.elements):
+        for w in windows:
+            if w.stream != e.stream:
+                continue
+            own, t0 = opened[w.name], t0s[w.name]
+            o = t0 + -(-(e.t - t0) // w.slide) * w.slide - w.range  # the instance closing at or next after e.t
+            while o <= e.t:
+                own.setdefault(o, [])
+                o += w.slide
+            for o, held in own.items():
+                if o <= e.t < o + w.range:
+                    held.append(i)
+            closed = [o for o in own if o + w.range < e.t]
+            if closed and (evaluated[w.name] is None or e.t > evaluated[w.name]):
+                evaluated[w.name] = e.t
+                o = max(closed)
+                if own[o]:
+                    ts = stream.elements[own[o][-1]].t
+                    graphs = {w.name: triples(own[o])}
+                    for v in windows:
+                        if v.name != w.name:
+                            around = [p for p in opened[v.name] if p <= ts <= p + v.range]
+                            graphs[v.name] = triples(opened[v.name][min(around)]) if around else []
+                    out.append((e.t, graphs))
+            for o in closed:
+                del own[o]
+    return out
+
+
 def answer_changed(times: list[int], relation) -> list[int]:
     """Of ``times``, those at which the query's answer (``relation(t)``) differs, as a bag, from the last one
     kept: from no solution before the first."""
@@ -216,7 +263,7 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
              one_window: bool = False, t0s: dict[str, int] | None = None, r2r: R2R | None = None,
              cache: dict | None = None, every_close: bool = False, shared: bool = False,
              starved: frozenset = frozenset(), own_clock: bool = False,
-             on_result: bool = False) -> list[ExpectedReport]:
+             on_result: bool = False, lent_open: bool = False) -> list[ExpectedReport]:
     """The oracle's reports: at each evaluation instant, the query over the windows' instantaneous
     graphs (cached by their contents), then R2S and empty-result notification.  ``t0s``: each window's t0
     (default: the profile's for all).  ``one_window``: the fault of an engine that gives every window the
@@ -226,7 +273,8 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
     element to reach its closes, a starved window closes only at a flush); ``own_clock``: of one whose windows
     see time pass only by their own stream's elements (:func:`seen_until` per window); ``on_result``: of one
     that reports an evaluation only where its answer differs from the last one reported (with ``every_close``:
-    the result's change taken for the content's).
+    the result's change taken for the content's); ``lent_open``: of one whose windows each evaluate by
+    themselves and read the others' open instances (:func:`lent`).
     The query runs on rdflib (R2R over a dataset; ``evaluator`` is taken for the common signature only)."""
     spec = spec.under(profile.instants)
     if starved:  # a window fed by no stream holds nothing, and a count window of it never fills
@@ -244,15 +292,20 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
     cache = {} if cache is None else cache
     r2r = r2r or R2R(query, stream, "rdflib")
 
-    def relation(t: int) -> Solutions:
-        graphs = {w.name: content(stream, spec.windows[0] if one_window else w,
-                                  t0s[spec.windows[0].name if one_window else w.name], t, profile.boundary,
-                                  profile.count_unit, shared)
-                  for w in spec.windows}
+    def evaluated(graphs: dict[str, list]) -> Solutions:
         key = tuple(tuple(graphs[w.name]) for w in spec.windows)
         if key not in cache:
             cache[key] = r2r.evaluate_graph(dataset(stream, graphs, spec.merged))
         return cache[key]
+
+    def relation(t: int) -> Solutions:
+        return evaluated({w.name: content(stream, spec.windows[0] if one_window else w,
+                                          t0s[spec.windows[0].name if one_window else w.name], t, profile.boundary,
+                                          profile.count_unit, shared)
+                          for w in spec.windows})
+    if lent_open:
+        return list(r2s.streamed(((t, k, t, t, (0, 0), "evaluation-instant", evaluated(graphs))
+                                  for k, (t, graphs) in enumerate(lent(stream, spec, t0s))), profile))
     times = instants(replace(spec, instants="any-close", driver=None) if every_close else spec, t0s, last, stream,
                      profile.count_unit, shared, clocks(stream, spec, profile, last, own_clock))
     if spec.instants == "content-change" and not every_close:
@@ -380,6 +433,8 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
     if starved:
         faults.append(("starved", f"feeds each stream's elements only to the last window declared over it "
                                   f"({', '.join(sorted(starved))} never hold an element)", {"starved": starved}))
+    if len(spec.windows) > 1 and all(w.count is None for w in spec.windows):
+        faults.append(("lends-open", FINDINGS["lends-open"], {"lent_open": True}))
     if emptygroup.applies(r2r):
         faults.append(("empty-group-join", FINDINGS["empty-group-join"], {"r2r": emptygroup.faulty(r2r), "cache": {}}))
     if len({w.stream for w in spec.windows}) > 1 and profile.end_of_stream == "drop":
