@@ -306,6 +306,29 @@ class OneWindowEngine(ReferenceEngine):
         return request.window.windows[0]
 
 
+class SwappedEngine(ReferenceEngine):
+    """Of two named windows, each fills the other's graph: their names swapped (a mix-up of window IRIs)."""
+
+    name = "testing-swapped"
+
+    def read_as(self, request, window):
+        windows = request.window.windows
+        if len(windows) != 2:
+            return window
+        return windows[1] if window.name == windows[0].name else windows[0]
+
+
+class NoStaticEngine(ReferenceEngine):
+    """A query over several windows runs without the static data: its default graph is empty."""
+
+    name = "testing-no-static"
+
+    def run(self, request):
+        if isinstance(request.window, MultiWindowSpec):
+            request = replace(request, stream=replace(request.stream, static=()))
+        return super().run(request)
+
+
 class StarvedEngine(ReferenceEngine):
     """One window per stream: of several windows over one stream only the last declared is fed, the others
     hold nothing (rsp-js 1.3.5 keys its streams by name, so the last window registered replaces the rest)."""
@@ -642,7 +665,8 @@ class GroupOverNothingEngine(WrongAnswerEngine):
 COUNT_FAULTS = {CountOverrunEngine: "count", TiesExtendEngine: "count", CountSlideAsTimeEngine: "count"}
 VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions",
                    PollOffByOneEngine: "poll-period", ReplacesBySubjectEngine: "replaces-by-subject"}
-MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", StarvedEngine: "starved", EveryCloseEngine: "every-close",
+MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", SwappedEngine: "swapped", NoStaticEngine: "no-static",
+                       StarvedEngine: "starved", EveryCloseEngine: "every-close",
                        ResultChangeEngine: "result-change",
                        AnyCloseEngine: "any-close", SharedCountEngine: "shared-count",
                        CountFlushEngine: "count-flushed",

@@ -314,7 +314,9 @@ def fixed(expected_reports: list[ExpectedReport], actual: list[ObservedReport], 
     fixed the evaluation instants.  ``faults``: ``(finding, what the engine does, its reports)`` tried in
     order on a FAIL (the reports computed only then); each that reproduces the whole output is named (two
     that do are both named: the case cannot tell them apart).  ``pairs``: the same for two faults at once
-    (their findings a pair), tried only when no one fault reproduces the output."""
+    (their findings a pair), tried only when no one fault reproduces the output.  An output with no solution,
+    where the oracle's has some, names none of them (any fault that empties the answer reproduces it): a note
+    says which would, and the diagnosis names the symptom."""
     sols = [observed_solutions(a, form) for a in actual]
     windows = compare(expected_reports, actual, how, form, sols)
     best = Explanation(profile, profile.t0 if isinstance(profile.t0, int) else 0, (0, 0), windows)
@@ -328,6 +330,15 @@ def fixed(expected_reports: list[ExpectedReport], actual: list[ObservedReport], 
     for finding, does, reports_of in pairs if not found else ():
         if all(w.status == MATCH for w in compare(reports_of(), actual, how, form, sols)):
             found.append((finding, does))
+    if not any(len(s) for s in sols) and any(len(e.solutions) for e in expected_reports
+                                             if not isinstance(e.solutions, bool)):
+        # an output without a solution is what every fault that empties the answer gives: no evidence of one
+        if found:
+            verdict.notes.append("the output has no solution where the oracle has some, which cannot tell its "
+                                 "cause apart: it is also the whole output of an engine that "
+                                 + ", or of one that ".join(" and ".join(FINDINGS[f] for f in (
+                                     finding if isinstance(finding, tuple) else (finding,))) for finding, _ in found))
+        return verdict
     if found:
         wrong = sum(w.status != MATCH for w in windows)
         verdict.findings = {name: wrong for finding, _ in found

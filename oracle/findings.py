@@ -40,6 +40,8 @@ FINDINGS = {
     "replaces-by-subject": "lets a newer fact replace older facts about its subject whatever their predicate",
     "poll-period": "polls at another period than the query's (one unit off)",
     "one-window": "gives every window the content of the first one (several windows read as one)",
+    "swapped": "reads each of the two windows as the other (their names swapped)",
+    "no-static": "reads no static data (the query's background graph is empty)",
     "every-close": "evaluates whenever a window closes, also where no window's content changed",
     "result-change": "evaluates a content-change query only where its answer changed, not wherever a window's "
                      "content did (an instant whose new elements leave the answer as it was goes unreported)",

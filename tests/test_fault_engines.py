@@ -23,6 +23,16 @@ from engines.faults import (
 from oracle.findings import FINDINGS
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+
+def named(result, finding: str, words: str | None = None) -> bool:
+    """Whether a FAIL's reason names ``finding``: as its one finding, or — an output with no solution, which
+    any fault that empties the answer gives — in the note that lists the faults it is consistent with."""
+    words = words or FINDINGS[finding].split(" (")[0]  # the note words a fault without its parenthesis
+    if words not in result.reason:
+        return False
+    return result.findings == {finding: result.findings.get(finding)} or "cannot tell its cause apart" in result.reason
 SMALL = [c for c in load_corpus(ROOT / "cases") if c.family in ("seed002", "edges", "r2s", "bags", "aggregates")]
 
 
@@ -66,7 +76,7 @@ def test_each_validity_fault_fails_the_time_annotated_cases_and_the_reason_names
     results = [run_case(c, engine, engine.info(), timeout=60) for c in cases]
     failed = [r for r in results if r.verdict == "FAIL"]
     assert len(failed) >= at_least and not [r.id for r in results if r.verdict not in ("PASS", "FAIL")]
-    assert all(FINDINGS[finding] in r.reason and r.findings == {finding: r.findings[finding]} for r in failed), \
+    assert all(named(r, finding) for r in failed) and sum(finding in r.findings for r in failed) * 2 > len(failed), \
         [(r.id, r.reason) for r in failed]
     if engine_class is PollOffByOneEngine:
         polled = {r.id: r.reason for r in failed}
@@ -80,7 +90,8 @@ def test_reading_several_windows_as_one_fails_the_multi_window_cases_and_is_name
     cases = [c for c in load_corpus(ROOT / "cases") if c.family == "mw"]
     results = {c.id: run_case(c, engine, engine.info(), timeout=60) for c in cases}
     failed = [r for r in results.values() if r.verdict == "FAIL"]
-    assert len(failed) >= 3 and all(FINDINGS[MULTI_WINDOW_FAULTS[OneWindowEngine]] in r.reason for r in failed)
+    assert len([r for r in failed if "one-window" in r.findings]) >= 3
+    assert all(named(r, "one-window", "gives every window the content of the first one") for r in failed)
     assert results["mw.window-static-join"].verdict == "PASS"  # one window: nothing to confuse
 
 
@@ -126,7 +137,8 @@ def test_lending_open_instances_gives_the_hand_worked_output_and_is_named():
     failed = [r for r in results if r.verdict == "FAIL"]
     assert len(failed) >= 3 and not [r.id for r in results if r.verdict not in ("PASS", "FAIL")]
     for r in failed:
-        assert r.findings == {"lends-open": r.findings["lends-open"]} and FINDINGS["lends-open"] in r.reason, (r.id, r.reason)
+        assert named(r, "lends-open"), (r.id, r.reason)
+    assert sum("lends-open" in r.findings for r in failed) * 2 > len(failed)
     assert run_case(case, ReferenceEngine(), ReferenceEngine().info()).verdict == "PASS"
 
 
@@ -168,8 +180,7 @@ def test_count_windows_among_several_and_designated_instants_faults_fail_and_are
     failed = sorted(i for i, r in results.items() if r.verdict == "FAIL")
     assert failed == sorted(cases), failed
     for i in cases:
-        assert finding in results[i].findings, results[i].findings
-        assert FINDINGS[finding] in results[i].reason
+        assert named(results[i], finding), results[i].reason
         case = next(c for c in family if c.id == i)
         assert run_case(case, ReferenceEngine(), ReferenceEngine().info()).verdict == "PASS"
 
@@ -201,7 +212,9 @@ def test_feeding_only_the_last_window_of_a_stream_fails_the_multi_window_cases_a
     results = {c.id: run_case(c, engine, engine.info(), timeout=60) for c in cases}
     failed = [r for r in results.values() if r.verdict == "FAIL"]
     assert len(failed) >= 3, [(r.id, r.verdict, r.reason) for r in results.values()]
-    assert all(FINDINGS["starved"] in r.reason for r in failed), [(r.id, r.reason) for r in failed]
+    words = "feeds each stream's elements only to the last window declared over it"
+    assert all(named(r, "starved", words) for r in failed), [(r.id, r.reason) for r in failed]
+    assert len([r for r in failed if "starved" in r.findings]) >= 3
     for case_id in ("mw.two-streams-join", "mw.window-static-join", "mw.content-change-two-streams"):
         assert results[case_id].verdict == "PASS", results[case_id].reason  # a stream each: nothing starved
 
@@ -223,24 +236,42 @@ def test_reporting_the_latest_window_that_holds_an_element_under_a_declared_sing
         assert "under grain multiple or single-held, not the declared single" in r.reason, (r.id, r.reason)
 
 
+@pytest.mark.parametrize("finding", ["swapped", "no-static"])
+def test_windows_swapped_and_static_data_never_loaded_are_named_not_read_as_one_window(finding):
+    """Two faults that were once told "several windows read as one": each FAILs at least three multi-window cases
+    naming itself alone (mw.static-optional-name, -union-known, -count-with-windows keep an answer without the
+    static data), and where the output has no solution at all the reason names the symptom and lists the fault
+    among those it is consistent with — never "read as one" as the cause."""
+    engine = next(cls for cls, f in MULTI_WINDOW_FAULTS.items() if f == finding)()
+    cases = [c for c in load_corpus(ROOT / "cases") if c.family == "mw"]
+    results = [run_case(c, engine, engine.info(), timeout=60) for c in cases]
+    failed = [r for r in results if r.verdict == "FAIL"]
+    assert len([r for r in failed if r.findings == {finding: r.findings.get(finding)}]) >= 3, [r.id for r in failed]
+    for r in failed:
+        assert named(r, finding) and "one-window" not in r.findings, (r.id, r.reason)
+    if finding == "no-static":
+        assert {r.id for r in failed if finding in r.findings} == {
+            "mw.static-optional-name", "mw.static-union-known", "mw.static-count-with-windows"}
+
+
 @pytest.mark.parametrize("finding", ["own-clock", "not-all-close", "empty-group-join"])
 def test_each_rsp_js_behaviour_among_several_windows_fails_three_cases_and_is_named(finding):
     """One fault each, as rsp-js has them (engines/faults.py): a window's own clock, evaluation at every close
     of an all-close query, an empty join with a group over nothing.  Each FAILs at least three multi-window
-    cases, each with that finding named — alone, or beside another whole-output fault that explains the same
-    output, said to be indistinguishable there (mw.content-change-two-streams: a window over a stream that went
-    quiet closes neither by its own clock nor as a lender) — and PASSes the rest."""
+    cases with that finding alone, names it in every FAIL — alone, beside another whole-output fault that explains
+    the same output (said to be indistinguishable there), or, where the output has no solution at all, among the
+    faults it is consistent with (mw.content-change-two-streams under the own clock) — and PASSes the rest."""
     engine = next(cls for cls, f in MULTI_WINDOW_FAULTS.items() if f == finding)()
     cases = [c for c in load_corpus(ROOT / "cases") if c.family == "mw"]
     results = [run_case(c, engine, engine.info(), timeout=60) for c in cases]
     assert not [r.id for r in results if r.verdict not in ("PASS", "FAIL")]
     failed = [r for r in results if r.verdict == "FAIL"]
     assert len(failed) >= 3, [r.id for r in failed]
-    alone = [r for r in failed if r.findings == {finding: r.findings[finding]}]
+    alone = [r for r in failed if r.findings == {finding: r.findings.get(finding)}]
     assert len(alone) >= 3, [r.id for r in failed]
     for r in failed:
-        assert finding in r.findings and FINDINGS[finding] in r.reason, (r.id, r.reason)
-        assert r in alone or "this case cannot tell them apart" in r.reason, (r.id, r.reason)
+        tied = finding in r.findings and "this case cannot tell them apart" in r.reason
+        assert named(r, finding) or tied, (r.id, r.reason)
 
 
 def test_the_oracle_without_a_flush_agrees_with_an_engine_that_drops_among_several_windows():

@@ -171,13 +171,14 @@ def content(stream: Stream, window: NamedWindow, t0: int, t: int, boundary: str,
 
 
 def changed(stream: Stream, spec: MultiWindowSpec, t0s: dict[str, int], times: list[int], profile: Profile,
-            one_window: bool = False, shared: bool = False) -> list[int]:
+            read_as: dict[str, str] | None = None, shared: bool = False) -> list[int]:
     """Of ``times``, those at which some window's content (the elements it holds) differs from what it
-    was just before: from nothing before the first.  ``one_window``: as read by the one-window fault."""
-    first = spec.windows[0]
+    was just before: from nothing before the first.  ``read_as``: each window read as another (a fault)."""
+    by_name = {w.name: w for w in spec.windows}
+    source = {w.name: by_name[(read_as or {}).get(w.name, w.name)] for w in spec.windows}
     out, previous = [], tuple(() for _ in spec.windows)
     for t in times:
-        now = tuple(tuple(members(stream, first if one_window else w, t0s[first.name if one_window else w.name], t,
+        now = tuple(tuple(members(stream, source[w.name], t0s[source[w.name].name], t,
                                   profile.boundary, profile.count_unit, shared)) for w in spec.windows)
         if now != previous:
             out.append(t)
@@ -260,14 +261,14 @@ def dataset(stream: Stream, graphs: dict[str, list], merged: bool = False) -> Da
 
 
 def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, evaluator: str = "rdflib",
-             one_window: bool = False, t0s: dict[str, int] | None = None, r2r: R2R | None = None,
+             read_as: dict[str, str] | None = None, t0s: dict[str, int] | None = None, r2r: R2R | None = None,
              cache: dict | None = None, every_close: bool = False, shared: bool = False,
              starved: frozenset = frozenset(), own_clock: bool = False,
              on_result: bool = False, lent_open: bool = False) -> list[ExpectedReport]:
     """The oracle's reports: at each evaluation instant, the query over the windows' instantaneous
     graphs (cached by their contents), then R2S and empty-result notification.  ``t0s``: each window's t0
-    (default: the profile's for all).  ``one_window``: the fault of an engine that gives every window the
-    first window's content; ``every_close``: of one that evaluates a content-change or closes-of query at
+    (default: the profile's for all).  ``read_as``: the fault of an engine that fills each window's graph (by
+    name) with another window's content (every window the first's; two windows' names swapped); ``every_close``: of one that evaluates a content-change or closes-of query at
     every close (both for the diagnosis); ``shared``: of one that counts every stream's elements in one sequence;
     ``starved``: of one that feeds no element to the windows of these names (:func:`starved_windows`; with no
     element to reach its closes, a starved window closes only at a flush); ``own_clock``: of one whose windows
@@ -298,9 +299,11 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
             cache[key] = r2r.evaluate_graph(dataset(stream, graphs, spec.merged))
         return cache[key]
 
+    by_name = {w.name: w for w in spec.windows}
+    source = {w.name: by_name[(read_as or {}).get(w.name, w.name)] for w in spec.windows}
+
     def relation(t: int) -> Solutions:
-        return evaluated({w.name: content(stream, spec.windows[0] if one_window else w,
-                                          t0s[spec.windows[0].name if one_window else w.name], t, profile.boundary,
+        return evaluated({w.name: content(stream, source[w.name], t0s[source[w.name].name], t, profile.boundary,
                                           profile.count_unit, shared)
                           for w in spec.windows})
     if lent_open:
@@ -309,7 +312,7 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
     times = instants(replace(spec, instants="any-close", driver=None) if every_close else spec, t0s, last, stream,
                      profile.count_unit, shared, clocks(stream, spec, profile, last, own_clock))
     if spec.instants == "content-change" and not every_close:
-        times = changed(stream, spec, t0s, times, profile, one_window, shared)
+        times = changed(stream, spec, t0s, times, profile, read_as, shared)
     if on_result:
         times = answer_changed(times, relation)
     return list(r2s.streamed(((t, k, t, t, (0, 0), "evaluation-instant", relation(t))
@@ -411,12 +414,19 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
             return verdict
         if best is None or verdict.best.mean_f1 > best.best.mean_f1:
             best, best_t0s = verdict, t0s
-    def at_best(spec=spec, profile=profile, cache=cache, r2r=r2r, **fault):
+    def at_best(stream=stream, spec=spec, profile=profile, cache=cache, r2r=r2r, **fault):
         """The oracle's reports at the closest t0s, for an engine with ``fault`` (none: the right ones)."""
         return expected(stream, spec, query, profile, t0s=best_t0s, r2r=r2r, cache=cache, **fault)
     # each fault: (finding, what the engine does, the arguments of at_best that make its output)
-    faults = [("one-window", f"gives every window the content of the first one ({spec.windows[0].name})",
-               {"one_window": True})] if len(spec.windows) > 1 else []
+    first = spec.windows[0].name
+    faults = [("one-window", f"gives every window the content of the first one ({first})",
+               {"read_as": {w.name: first for w in spec.windows}})] if len(spec.windows) > 1 else []
+    if len(spec.windows) == 2:
+        one, two = (w.name for w in spec.windows)
+        faults.append(("swapped", f"{FINDINGS['swapped']} ({one} holds {two}'s content and {two} {one}'s)",
+                       {"read_as": {one: two, two: one}}))
+    if stream.static:
+        faults.append(("no-static", FINDINGS["no-static"], {"stream": replace(stream, static=()), "cache": {}}))
     if any(w.count is not None for w in spec.windows) and len({w.stream for w in spec.windows}) > 1:
         faults.append(("shared-count", FINDINGS["shared-count"], {"shared": True}))
     if spec.merged:
