@@ -329,6 +329,16 @@ class NoStaticEngine(ReferenceEngine):
         return super().run(request)
 
 
+class HiddenClosingEngine(ReferenceEngine):
+    """Several windows: at each evaluation instant every window shows its instance closed before it, not the one
+    closing then (the closing instance is not in yet when the query runs)."""
+
+    name = "testing-hidden-closing"
+
+    def closed_by(self, t: int) -> int:
+        return t - 1
+
+
 class StarvedEngine(ReferenceEngine):
     """One window per stream: of several windows over one stream only the last declared is fed, the others
     hold nothing (rsp-js 1.3.5 keys its streams by name, so the last window registered replaces the rest)."""
@@ -666,6 +676,7 @@ COUNT_FAULTS = {CountOverrunEngine: "count", TiesExtendEngine: "count", CountSli
 VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions",
                    PollOffByOneEngine: "poll-period", ReplacesBySubjectEngine: "replaces-by-subject"}
 MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", SwappedEngine: "swapped", NoStaticEngine: "no-static",
+                       HiddenClosingEngine: "hidden-closing",
                        StarvedEngine: "starved", EveryCloseEngine: "every-close",
                        ResultChangeEngine: "result-change",
                        AnyCloseEngine: "any-close", SharedCountEngine: "shared-count",

@@ -41,6 +41,8 @@ FINDINGS = {
     "poll-period": "polls at another period than the query's (one unit off)",
     "one-window": "gives every window the content of the first one (several windows read as one)",
     "swapped": "reads each of the two windows as the other (their names swapped)",
+    "hidden-closing": "reads, at each evaluation instant, every window's instance closed before it, not the one "
+                      "closing then (the closing instance is not in yet)",
     "no-static": "reads no static data (the query's background graph is empty)",
     "every-close": "evaluates whenever a window closes, also where no window's content changed",
     "result-change": "evaluates a content-change query only where its answer changed, not wherever a window's "

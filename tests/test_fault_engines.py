@@ -236,19 +236,23 @@ def test_reporting_the_latest_window_that_holds_an_element_under_a_declared_sing
         assert "under grain multiple or single-held, not the declared single" in r.reason, (r.id, r.reason)
 
 
-@pytest.mark.parametrize("finding", ["swapped", "no-static"])
-def test_windows_swapped_and_static_data_never_loaded_are_named_not_read_as_one_window(finding):
-    """Two faults that were once told "several windows read as one": each FAILs at least three multi-window cases
-    naming itself alone (mw.static-optional-name, -union-known, -count-with-windows keep an answer without the
-    static data), and where the output has no solution at all the reason names the symptom and lists the fault
-    among those it is consistent with — never "read as one" as the cause."""
+@pytest.mark.parametrize("finding", ["swapped", "no-static", "hidden-closing"])
+def test_windows_swapped_static_data_never_loaded_and_the_closing_instance_hidden_are_named(finding):
+    """Three faults that were once told "several windows read as one" (or only "a neighbouring window"): each FAILs
+    at least three multi-window cases naming itself alone (mw.static-optional-name, -union-known,
+    -count-with-windows keep an answer without the static data), and where the output has no solution at all the
+    reason names the symptom and lists the fault among those it is consistent with — never "read as one" as the
+    cause. The hidden closing instance is not tried on content-change queries (their instants are chosen from
+    the contents it hides): there the symptoms are named."""
     engine = next(cls for cls, f in MULTI_WINDOW_FAULTS.items() if f == finding)()
     cases = [c for c in load_corpus(ROOT / "cases") if c.family == "mw"]
-    results = [run_case(c, engine, engine.info(), timeout=60) for c in cases]
-    failed = [r for r in results if r.verdict == "FAIL"]
+    results = [(c, run_case(c, engine, engine.info(), timeout=60)) for c in cases]
+    failed = [r for _, r in results if r.verdict == "FAIL"]
     assert len([r for r in failed if r.findings == {finding: r.findings.get(finding)}]) >= 3, [r.id for r in failed]
-    for r in failed:
-        assert named(r, finding) and "one-window" not in r.findings, (r.id, r.reason)
+    for case, r in results:
+        if r.verdict == "FAIL":
+            untried = finding == "hidden-closing" and case.window.instants == "content-change"
+            assert (named(r, finding) or untried) and "one-window" not in r.findings, (r.id, r.reason)
     if finding == "no-static":
         assert {r.id for r in failed if finding in r.findings} == {
             "mw.static-optional-name", "mw.static-union-known", "mw.static-count-with-windows"}

@@ -135,11 +135,13 @@ def test_several_streams_run_each_element_in_its_own_stream(engine):
 def test_other_windows_lending_their_open_instance_is_named_on_rsp_js(engine):
     """rsp-js, when a window closes, reads every other window as its instance still open at the closing
     instance's last element (README#several-windows; its log shows the lent instance). On mw.quiet-stream that
-    alone explains its whole output; on mw.count-join-quiet-stream it does together with Comunica's empty join."""
+    alone explains its whole output; on mw.count-join-quiet-stream it does together with Comunica's empty join (with
+    another pair the two reports cannot tell apart, which the reason then says)."""
     quiet = run_case(CASES["mw.quiet-stream"], engine, engine.info())
     assert quiet.verdict == "FAIL" and set(quiet.findings) == {"lends-open"}, quiet.reason
-    joined = run_case(CASES["mw.count-join-quiet-stream"], engine, engine.info())
-    assert joined.verdict == "FAIL" and set(joined.findings) == {"lends-open", "empty-group-join"}, joined.reason
+    joined = run_case(CASES["mw.count-join-quiet-stream"], engine, engine.info())  # two reports, judged in order:
+    assert joined.verdict == "FAIL" and {"lends-open", "empty-group-join"} <= set(joined.findings), joined.reason
+    assert set(joined.findings) == {"lends-open", "empty-group-join"} or "cannot tell them apart" in joined.reason
 
 
 def test_without_node_the_engine_is_unavailable_and_says_why():

@@ -202,6 +202,11 @@ class ReferenceEngine:
         """Whether instants where no window's content changed are skipped (the query's content-change)."""
         return request.window.instants == "content-change"
 
+    def closed_by(self, t: int) -> int:
+        """The time by which an instance must have closed to be read at evaluation instant t: t itself (the
+        instance closing at t is in)."""
+        return t
+
     def skips_answer(self, request: RunRequest, current, previous) -> bool:
         """Whether an evaluation is left unreported for its answer: never (content-change looks at the
         windows' contents, before the query runs)."""
@@ -266,15 +271,15 @@ class ReferenceEngine:
                                   if c <= seen}
         reports, previous, held_before = [], [], None
         for t in self.evaluation_times(request, closes):
-            held = {}
+            held, by = {}, self.closed_by(t)
             for named in request.window.windows:
                 w = self.read_as(request, named)
                 if w.count is not None:
-                    closed = [inside for c, inside in counts[w.name] if c <= t]
+                    closed = [inside for c, inside in counts[w.name] if c <= by]
                     held[named.name] = closed[-1] if closed else []
                     continue
                 t0 = self.window_t0(named)
-                n = (t - t0 - w.range) // w.slide  # the latest instance that has closed by t
+                n = (by - t0 - w.range) // w.slide  # the latest instance that has closed by t
                 o = t0 + n * w.slide
                 held[named.name] = [] if n < 0 else [
                     i for i, e in enumerate(elements) if e.stream == w.stream and self.inside(o, o + w.range, e.t)]

@@ -264,7 +264,7 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
              read_as: dict[str, str] | None = None, t0s: dict[str, int] | None = None, r2r: R2R | None = None,
              cache: dict | None = None, every_close: bool = False, shared: bool = False,
              starved: frozenset = frozenset(), own_clock: bool = False,
-             on_result: bool = False, lent_open: bool = False) -> list[ExpectedReport]:
+             on_result: bool = False, lent_open: bool = False, hidden: bool = False) -> list[ExpectedReport]:
     """The oracle's reports: at each evaluation instant, the query over the windows' instantaneous
     graphs (cached by their contents), then R2S and empty-result notification.  ``t0s``: each window's t0
     (default: the profile's for all).  ``read_as``: the fault of an engine that fills each window's graph (by
@@ -275,7 +275,8 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
     see time pass only by their own stream's elements (:func:`seen_until` per window); ``on_result``: of one
     that reports an evaluation only where its answer differs from the last one reported (with ``every_close``:
     the result's change taken for the content's); ``lent_open``: of one whose windows each evaluate by
-    themselves and read the others' open instances (:func:`lent`).
+    themselves and read the others' open instances (:func:`lent`); ``hidden``: of one that reads, at each
+    instant, every window's instance closed before it (the one closing then not in yet).
     The query runs on rdflib (R2R over a dataset; ``evaluator`` is taken for the common signature only)."""
     spec = spec.under(profile.instants)
     if starved:  # a window fed by no stream holds nothing, and a count window of it never fills
@@ -303,7 +304,8 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
     source = {w.name: by_name[(read_as or {}).get(w.name, w.name)] for w in spec.windows}
 
     def relation(t: int) -> Solutions:
-        return evaluated({w.name: content(stream, source[w.name], t0s[source[w.name].name], t, profile.boundary,
+        by = t - 1 if hidden else t
+        return evaluated({w.name: content(stream, source[w.name], t0s[source[w.name].name], by, profile.boundary,
                                           profile.count_unit, shared)
                           for w in spec.windows})
     if lent_open:
@@ -425,6 +427,8 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
         one, two = (w.name for w in spec.windows)
         faults.append(("swapped", f"{FINDINGS['swapped']} ({one} holds {two}'s content and {two} {one}'s)",
                        {"read_as": {one: two, two: one}}))
+    if spec.instants != "content-change":  # (content-change instants are chosen by the contents it would hide)
+        faults.append(("hidden-closing", FINDINGS["hidden-closing"], {"hidden": True}))
     if stream.static:
         faults.append(("no-static", FINDINGS["no-static"], {"stream": replace(stream, static=()), "cache": {}}))
     if any(w.count is not None for w in spec.windows) and len({w.stream for w in spec.windows}) > 1:
