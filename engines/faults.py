@@ -44,6 +44,33 @@ class ShiftedEngine(ReferenceEngine):
         return [e for e in request.stream.elements if o + shift <= e.t < c + shift]
 
 
+class ShiftedT0Engine(ReferenceEngine):
+    """Opens its windows at t0 = 3 (option ``shift``) while declaring the t0 it was given (0 by default): a t0
+    mixed up between configuration and code. Its reports declare the borders it really used."""
+
+    name = "testing-shifted-t0"
+
+    def __init__(self, shift: int | str = 3, **options):
+        super().__init__(**options)
+        self.declared_t0, self.t0 = self.t0, self.t0 + int(shift)
+
+    def info(self):
+        info = super().info()
+        return replace(info, profile={**info.profile, "t0": self.declared_t0})
+
+
+class IgnoredSlideEngine(ReferenceEngine):
+    """Slides each time window by its range, whatever slide the query asks for (tumbling windows), declaring
+    the borders it really used."""
+
+    name = "testing-ignored-slide"
+
+    def run(self, request):
+        if isinstance(request.window, WindowSpec):
+            request = replace(request, window=replace(request.window, slide=request.window.range))
+        return super().run(request)
+
+
 class LatePurgeEngine(ReferenceEngine):
     """Purges late: keeps each window's elements for one extra slide (CQELS's Q6/Q7 bug in CSRBench)."""
 
@@ -687,6 +714,8 @@ MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", SwappedEngine: "swapped", 
 
 FAULTS = {
     PerSolutionStartsEngine: "per-solution",
+    ShiftedT0Engine: "shifted-t0",
+    IgnoredSlideEngine: "width",
     SetDifferenceR2SEngine: "r2s-set",
     OutOfOrderEngine: "out-of-order",
     WrongR2SEngine: "r2s-rstream",

@@ -104,18 +104,18 @@ class CaseVerdict:
     context: dict = field(default_factory=dict, repr=False)  # what explains() needs: stream, window, reports
 
     def explains(self, query: R2R, profile: Profile, window: WindowSpec | None = None,
-                 stream: Stream | None = None) -> bool:
+                 stream: Stream | None = None, t0: int | None = None) -> bool:
         """Whether ``profile`` (and ``window``, and ``stream``: the same elements otherwise stamped) at the
-        best explanation's t0 reproduces every report exactly: a cheap, whole-output hypothesis test for a
-        diagnosis (e.g. the same profile with multiplicity set, the window a recording was really made
-        with, a drifting clock)."""
+        best explanation's t0 (or ``t0``) reproduces every report exactly: a cheap, whole-output hypothesis
+        test for a diagnosis (e.g. the same profile with multiplicity set, the window a recording was really
+        made with, a drifting clock, another t0)."""
         c = self.context
         if not c:
             return False
         stream = stream or c["stream"]
         # lazily: a hypothesis that is wrong costs only the R2R evaluations up to its first wrong report
-        return exact(reports(stream, window or c["window"], profile, self.best.t0, query), c["actual"], c["sols"],
-                     c["how"], profile, stream)
+        return exact(reports(stream, window or c["window"], profile, self.best.t0 if t0 is None else t0, query),
+                     c["actual"], c["sols"], c["how"], profile, stream)
 
 
 def unjudged(profile: Profile, t0: int, candidates: int, how: str, why: str) -> CaseVerdict:

@@ -32,6 +32,7 @@ FINDINGS = {
     "drift": "has window starts that drift (borders move by a growing amount)",
     "per-solution": "advances its window start by one slide per solution it reports (windows run ahead of the stream)",
     "grain": "reports another of the windows one moment closes than its declared grain says",
+    "shifted-t0": "opens its windows on another t0 than the one it declares (its declared window borders show it)",
     "width": "has windows of another width or slide than the case's",
     "clock-drift": "stamps elements by a clock that drifts from the data's (by arrival, not by their time)",
     "count": "has count windows of another size or slide, counting other units, or taking in ties, than the case's",

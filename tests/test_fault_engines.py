@@ -9,6 +9,8 @@ import pytest
 from conformance.corpus.cases import load_corpus
 from conformance.run.harness import request_for, run_case
 from engines.faults import (
+    IgnoredSlideEngine,
+    ShiftedT0Engine,
     COUNT_FAULTS,
     FAULTS,
     MULTI_WINDOW_FAULTS,
@@ -34,6 +36,7 @@ def named(result, finding: str, words: str | None = None) -> bool:
         return False
     return result.findings == {finding: result.findings.get(finding)} or "cannot tell its cause apart" in result.reason
 SMALL = [c for c in load_corpus(ROOT / "cases") if c.family in ("seed002", "edges", "r2s", "bags", "aggregates")]
+CASES = {c.id: c for c in SMALL}
 
 
 @pytest.mark.parametrize("engine_class", list(FAULTS), ids=lambda c: c.name)
@@ -44,10 +47,17 @@ def test_each_fault_fails_three_cases_and_the_reason_names_it(engine_class):
     failed = [r for r in results if r.verdict == "FAIL"]
     named = [r for r in failed if FINDINGS[finding] in r.reason]
     assert len({r.id.split("[")[0] for r in named}) >= 3, [(r.id, r.reason) for r in failed]
+    unnamed = [r for r in failed if r not in named]
+    if engine_class in (IgnoredSlideEngine, ShiftedT0Engine):
+        # the grid is seen in the borders the engine declares: a slide between two windows, a t0 in one; where
+        # the engine declares fewer, only there may the fault go unnamed
+        seen = 2 if engine_class is IgnoredSlideEngine else 1
+        unnamed = [r for r in unnamed if len(engine.run(request_for(CASES[r.id], engine.info(),
+                                                                    CASES[r.id].load_stream()))) >= seen]
     if engine_class is not DstreamLateEngine:
         # a late Dstream whose every report is empty looks like an engine that says nothing: only there
         # may the fault go unnamed
-        assert len(named) == len(failed), [(r.id, r.reason) for r in failed if r not in named]
+        assert not unnamed, [(r.id, r.reason) for r in unnamed]
 
 
 @pytest.mark.parametrize("engine_class", list(COUNT_FAULTS), ids=lambda c: c.name)

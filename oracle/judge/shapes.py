@@ -5,6 +5,7 @@ windows of another size; each stated with the evidence it rests on."""
 from __future__ import annotations
 
 from dataclasses import replace
+from math import gcd
 from statistics import median
 
 from oracle.compare import CaseVerdict
@@ -36,10 +37,15 @@ def shape_findings(best, verdict: CaseVerdict | None = None, query: R2R | None =
     found = width_finding(best, verdict, query)
     if found and found.startswith(WHOLE):  # another window explains everything: starts that seem to drift
         return [("width", found)]          # are that window's, not a drift of their own
+    grid = None if found else grid_finding(best, verdict, query)
+    if grid and grid[1].startswith(WHOLE):  # a grid that reproduces everything before a pattern of starts
+        return [grid]
     out = []
     advance = per_solution_advance(verdict)
     if advance:  # one cause: the starts move by what was reported, which is also why they seem to drift
         return [("per-solution", advance)] + ([("width", found)] if found else [])
+    if grid:
+        return [grid]
     borders = window_borders(best)
     shifts = [(o2 - o1) for o1, _, o2, _ in borders]
     if len(shifts) >= 3 and len(set(shifts)) > 1:
@@ -176,6 +182,50 @@ def width_finding(best, verdict: CaseVerdict | None, query: R2R | None) -> str |
                 text += f", sliding by {in_words(declared_slide)}, not {in_words(want_slide)}"
             return text + f"; no window tried reproduces its whole output (widths tried: {named})"
     return None
+
+
+def grid_finding(best, verdict: CaseVerdict | None, query: R2R | None) -> tuple[str, str] | None:
+    """Windows of the case's width on another grid than the expected one, from the borders the engine
+    declares (each as wide as the case's window): another t0 (the openings all fall on one residue of the
+    slide, not the declared t0's), or another slide (the range: the slide ignored; or a shorter one).  Claimed as
+    the cause of the whole output when that grid reproduces it exactly; another t0 also when each of two or more
+    declared windows opens on it (the engine's own stamps say so) though that t0 does not reproduce the output;
+    another slide only when it reproduces the output (a correct engine that leaves out empty windows declares
+    gaps of several slides; starts that drift by a constant amount look like a longer slide, and the drift
+    finding names them)."""
+    window = verdict.context.get("window") if verdict is not None else None
+    if not isinstance(window, WindowSpec) or query is None or not isinstance(best.profile.t0, int):
+        return None  # a t0 the engine declares (``any`` or ``aligned`` leaves the oracle to find it)
+    declared = sorted({(int(w.actual.window[0]), int(w.actual.window[1])) for w in best.windows
+                       if w.actual is not None and w.actual.window is not None})
+    if not declared or any(c - o != window.range for o, c in declared):
+        return None
+    openings = [o for o, _ in declared]
+    step = 0
+    for a, b in zip(openings, openings[1:]):
+        step = gcd(step, b - a)
+    residue, expected = openings[0] % window.slide, best.t0 % window.slide
+    sample = ", ".join(f"[{o}, {c})" for o, c in declared[:2])
+    # another slide: the range (tumbling, the slide ignored) or a shorter one; a longer one is what starts that
+    # drift by a constant amount look like (the drift finding names it), or a right engine leaving out empty windows
+    if step and step != window.slide and (step == window.range or step < window.slide):
+        t0 = openings[0] % step
+        if verdict.explains(query, replace(best.profile, t0=t0), replace(window, slide=step), t0=t0):
+            return ("width", f"{WHOLE}windows of {in_words(window.range)} sliding by {in_words(step)} (the engine "
+                             f"declares {sample}, …), not by the case's {in_words(window.slide)}"
+                             + (": it ignores the slide?" if step == window.range else ""))
+        if step % window.slide:  # openings off the slide's grid: no t0 makes them
+            return None
+    if residue == expected or any(o % window.slide != residue for o in openings):
+        return None
+    said = (f"the engine declares windows opening at {residue} + k·{in_words(window.slide)} ({sample}, …), not at "
+            f"{expected} + k·{in_words(window.slide)} as its declared t0 {best.t0} says")
+    if verdict.explains(query, replace(best.profile, t0=residue), window, t0=residue):
+        return ("shifted-t0", f"{WHOLE}t0 {residue}: {said}")
+    if len(declared) < 2:  # one declared window is a claim about the whole output only when it reproduces it
+        return None
+    return ("shifted-t0", f"{said}, in each of its {len(declared)} declared windows; t0 {residue} does not "
+                          "reproduce its whole output")
 
 
 def candidate_widths(want: int, suspects: list[int]) -> list[int]:
