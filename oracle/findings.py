@@ -7,6 +7,7 @@ FINDINGS = {
     "ahead": "uses elements before they entered the window",
     "absent-value": "gives no value where the absence of matches does (an empty aggregate is 0, ASK false)",
     "bad-literal": "reports literals that are no value (\"null\", ill-typed)",
+    "aggregate-value": "reports another value of an aggregate for a group the window holds",
     "underived": "reports solutions that no stream element derives",
     "empty": "reports no solutions where the oracle has some",
     "literal-form": "writes its literals as plain text (numbers as strings, datatypes or language tags dropped)",

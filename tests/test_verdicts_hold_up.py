@@ -436,3 +436,23 @@ def test_one_report_is_too_little_to_call_a_clock_drift():
     first = [ObservedReport([{"room": URIRef("http://ex.org/r1")}], tau=11, window=(0, 10))]
     verdict = judged(stream, query, first, profile)
     assert verdict.verdict == "FAIL" and "clock-drift" not in verdict.findings and "missing-report" in verdict.findings
+
+
+def test_an_aggregate_solution_is_derived_by_its_whole_group_and_a_wrong_value_is_said_as_such():
+    """Worked by hand: readings 4 (t=2) and 5 (t=3) in window [0, 10), 7 (t=12) in [10, 20). SUM over the
+    window is 9 then 7. An engine that reports 10 for the first window: the missing 9 needs both readings
+    (t=2 ⊗ t=3, one derivation: an aggregate needs its whole group, not t=2 ⊕ t=3), and the extra 10 is a
+    value for the group the window holds — not a solution "no stream element derives", nor one from
+    elements that left the window."""
+    stream = triple_stream((2, "a", "v", num(4)), (3, "b", "v", num(5)), (12, "c", "v", num(7)))
+    query = "SELECT (SUM(?x) AS ?total) WHERE { ?s <http://ex.org/v> ?x }"
+    engine = [ObservedReport([{"total": num(10)}], tau=10, window=(0, 10)),
+              ObservedReport([{"total": num(7)}], tau=20, window=(10, 20))]
+    verdict = judged(stream, query, engine, how="window")
+    assert verdict.verdict == "FAIL"
+    assert "aggregate-value" in verdict.findings
+    assert not {"underived", "stale", "ahead"} & set(verdict.findings), verdict.findings
+    first = next(w for w in verdict.best.windows if w.expected is not None and w.expected.opening == 0)
+    text = " | ".join(first.diagnostics)
+    assert 'missing {?total=9}, derived from the triples at t=2 ⊗ t=3' in text, text
+    assert "extra {?total=10}: the expected window [0, 10) holds its group (the triples at t=2 ⊗ t=3)" in text, text

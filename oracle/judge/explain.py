@@ -523,6 +523,12 @@ def _extra_from(w: WindowResult, prov: Provenance, whole: tuple[int, int], kinds
     e, precise = w.expected, precise_diff(w)
     for row in w.extra[:SHOWN]:
         shown = show_solution(row, precise)
+        group = prov.derivations(row, e.content) if e is not None and prov.aggregated(row) else []
+        if group:  # the window holds the group: its value, not the window's elements, is what differs
+            kinds.add("aggregate-value")
+            w.diagnostics.append(f"extra {shown}: the expected window {window_span(e)} holds its group (the triples "
+                                 f"at {_times(group)}), for which the oracle computes another value")
+            continue
         ders = prov.derivations(row, whole)
         if _bad_literal(row):
             kinds.add("bad-literal")

@@ -4,8 +4,9 @@ A solution of the R2R query is derived by one or more *derivations* (⊕, altern
 joins the triples matched by the query's triple patterns under one full binding of the WHERE clause
 (⊗, all needed together).  We find the full bindings by evaluating the query's WHERE clause (below
 projection, ordering, grouping and aggregation) with the solution's values pre-bound — for an
-aggregate, only the grouping variables are pre-bound, so the derivations are the group's rows — then
-instantiate every triple pattern and look the triples up in the stream's elements.
+aggregate, only the grouping variables are pre-bound, and the group's rows are joined into one derivation
+(an aggregate needs every row of its group) — then instantiate every triple pattern and look the triples
+up in the stream's elements.
 
 An engine may print a literal in another lexical form than the stream has (``"77.0"`` for
 ``"77"^^xsd:double``): a solution's literal is bound to the stream's literals *of the same value*, so
@@ -27,6 +28,7 @@ from oracle.r2r.query import R2R
 from oracle.r2r.terms import term_key
 
 ALTERNATIVES = 16  # at most this many combinations of equal-valued stream literals are tried
+GROUP_ROWS = 256  # at most this many rows of one group are joined into an aggregate's derivation
 FILTER_WORD = re.compile(r"\bFILTER\s*", re.IGNORECASE)
 FORM_WORD = re.compile(r"\b(SELECT|CONSTRUCT|ASK|DESCRIBE)\b", re.IGNORECASE)
 
@@ -99,6 +101,15 @@ def _is_wrapper(node: CompValue) -> bool:
     return isinstance(inner, CompValue) and inner.name == "AggregateJoin"
 
 
+def _has(node, name: str) -> bool:
+    """Whether the algebra has a node called ``name`` anywhere."""
+    if isinstance(node, CompValue):
+        return node.name == name or any(_has(v, name) for v in node.values())
+    if isinstance(node, (list, tuple)):
+        return any(_has(v, name) for v in node)
+    return False
+
+
 def _patterns(node) -> list[tuple]:
     out = []
     if isinstance(node, CompValue):
@@ -137,6 +148,7 @@ class Provenance:
         self.where_query = Query(query.query.prologue, CompValue(
             "SelectQuery", p=self.where, PV=sorted(pattern_vars) + bnodes, datasetClause=None))
         self.pattern_vars = {str(v) for v in pattern_vars}
+        self.aggregates = _has(algebra, "AggregateJoin")
         self._graphs: dict[tuple[int, int], tuple[Graph, dict]] = {}
         text = query.text
         form = FORM_WORD.search(text)
@@ -216,8 +228,14 @@ class Provenance:
             options.append(literals.get(term_key(t), [t]) if isinstance(t, Literal) else [t])
         return [dict(zip(names, combo)) for combo in itertools.islice(itertools.product(*options), ALTERNATIVES)]
 
+    def aggregated(self, solution: dict) -> bool:
+        """Whether ``solution`` carries a value computed over a group (an aggregate of the query): its
+        derivation is then the whole group's rows joined (⊗), not each row alone."""
+        return self.aggregates and any(v not in self.pattern_vars for v in solution)
+
     def derivations(self, solution: dict, content: tuple[int, int], limit: int = 8) -> list[Derivation]:
-        """The derivations of ``solution`` from the elements in ``content`` (at most ``limit``)."""
+        """The derivations of ``solution`` from the elements in ``content`` (at most ``limit``); for an
+        aggregate solution, one: every row of its group joined (an aggregate needs all of them)."""
         if self.r2r.form == "ConstructQuery":
             g, where, literals = self._graph(content)
             o = solution.get("o")
@@ -226,6 +244,10 @@ class Provenance:
                 found += where.get((solution.get("s"), solution.get("p"), obj), [])
             return [Derivation((i,), (self.stream.elements[i].t,)) for i in found[:limit]]
         g, where, literals = self._graph(content)
+        if self.aggregated(solution):
+            rows = self._derive(self.where_query, g, where, self.bindings(solution, literals), GROUP_ROWS)
+            used = tuple(sorted({i for d in rows for i in d.elements}))
+            return [Derivation(used, tuple(sorted({self.stream.elements[i].t for i in used})))] if used else []
         return self._derive(self.where_query, g, where, self.bindings(solution, literals), limit)
 
     def _derive(self, query, g, where, inits: list[dict], limit: int) -> list[Derivation]:
