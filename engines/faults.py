@@ -15,7 +15,8 @@ import threading
 import time
 from dataclasses import replace
 
-from rdflib import Literal
+from rdflib import Graph, Literal
+from rdflib.plugins.sparql import prepareQuery
 from rdflib.namespace import XSD
 
 from engines import r2s as engine_r2s
@@ -505,6 +506,41 @@ class UnmergedEngine(ReferenceEngine):
         return super().run(request)
 
 
+class MergedDuplicatesEngine(ReferenceEngine):
+    """Merges the windows of a merged query (C-SPARQL's dataset) keeping duplicates: a triple two windows hold
+    is in the default graph twice, and every match of it counts twice (a bag, not an RDF merge).  For a SELECT
+    of one basic graph pattern; any other query as the reference engine."""
+
+    name = "testing-merged-duplicates"
+
+    def evaluate_held(self, request, held):
+        query = prepareQuery(request.r2r) if request.window.merged else None
+        top = query.algebra.p if query is not None else None
+        inner = top.p if top is not None and top.name == "Project" else None
+        while inner is not None and inner.name == "Filter":
+            inner = inner.p
+        if inner is None or inner.name != "BGP":
+            return super().evaluate_held(request, held)
+        elements, copies = request.stream.elements, {}
+        for triple in request.stream.static:
+            copies[triple] = copies.get(triple, 0) + 1
+        for indexes in held.values():
+            for triple in {t for i in indexes for t in elements[i].triples}:
+                copies[triple] = copies.get(triple, 0) + 1
+        graph = Graph()
+        for triple in copies:
+            graph.add(triple)
+        everything = re.sub(r"SELECT\s+.*?\s+WHERE", "SELECT * WHERE", request.r2r, count=1, flags=re.I | re.S)
+        rows = []
+        for binding in graph.query(everything).bindings:
+            weight = 1
+            for pattern in inner.triples:
+                weight *= copies.get(tuple(binding.get(x, x) for x in pattern), 0)
+            row = {str(v): binding[v] for v in top.PV if binding.get(v) is not None}
+            rows.extend([row] * weight)
+        return "SELECT", rows
+
+
 class DroppingMultiEngine(ReferenceEngine):
     """No fault: the reference engine without a flush (``end_of_stream: drop``) — among several windows a
     close is seen only when an element of any stream reaches it (at its time: close ``>=``).  The baseline
@@ -706,7 +742,7 @@ MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", SwappedEngine: "swapped", 
                        HiddenClosingEngine: "hidden-closing",
                        StarvedEngine: "starved", EveryCloseEngine: "every-close",
                        ResultChangeEngine: "result-change",
-                       AnyCloseEngine: "any-close", SharedCountEngine: "shared-count",
+                       AnyCloseEngine: "any-close", MergedDuplicatesEngine: "merged-duplicates", SharedCountEngine: "shared-count",
                        CountFlushEngine: "count-flushed",
                        LendsOpenEngine: "lends-open", UnmergedEngine: "unmerged",
                        OwnClockEngine: "own-clock", NotAllCloseEngine: "not-all-close",

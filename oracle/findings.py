@@ -49,6 +49,8 @@ FINDINGS = {
     "every-close": "evaluates whenever a window closes, also where no window's content changed",
     "result-change": "evaluates a content-change query only where its answer changed, not wherever a window's "
                      "content did (an instant whose new elements leave the answer as it was goes unreported)",
+    "merged-duplicates": "merges the windows keeping duplicates (a triple two windows hold counts twice), not as an "
+                         "RDF merge",
     "unmerged": "reads each window as a named graph, not merged into the default graph (C-SPARQL's dataset)",
     "any-close": "evaluates whenever any window closes, not only when the designated window does",
     "not-all-close": "evaluates whenever any window closes, not only when all close at once",

@@ -175,13 +175,19 @@ def test_bag_set_and_set_difference_are_told_apart_where_the_data_can():
                                                                "mw.count-windows-unfilled-two-streams"]),
                                             ("any-close", ["mw.closes-of-one-window", "mw.closes-of-different-slides"]),
                                             ("unmerged", ["mw.merged-two-streams-static",
-                                                          "mw.merged-two-widths-one-stream"])])
+                                                          "mw.merged-two-widths-one-stream",
+                                                          "mw.merged-overlap-pairs", "mw.merged-overlap-static"]),
+                                            # the merged cases where a triple is in two windows at once
+                                            ("merged-duplicates", ["mw.merged-two-widths-one-stream",
+                                                                   "mw.merged-overlap-pairs",
+                                                                   "mw.merged-overlap-static"])])
 def test_count_windows_among_several_and_designated_instants_faults_fail_and_are_named(finding, cases):
     """Counting every stream's elements in one sequence shows where count windows are over different
     streams (and their first instance fills at another arrival); flushing count windows at the end shows where one
     is left unfilled; evaluating at every close shows where one window's closes drive the query; named graphs
-    instead of a merged default graph show wherever a case merges.  Each engine passes the rest of the
-    family (one fault each)."""
+    instead of a merged default graph show wherever a case merges (an empty output there, which names the
+    symptom and lists the fault); a merge that keeps duplicates shows where two merged windows hold one
+    triple.  Each engine passes the rest of the family (one fault each)."""
     from engines.reference import ReferenceEngine
 
     engine = next(cls for cls, f in MULTI_WINDOW_FAULTS.items() if f == finding)()

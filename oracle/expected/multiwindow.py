@@ -39,7 +39,9 @@ from collections import Counter
 from dataclasses import replace
 from itertools import product
 
-from rdflib import Dataset, URIRef
+from rdflib import BNode, Dataset, Graph, URIRef, Variable
+from rdflib.plugins.sparql.parserutils import CompValue
+from rdflib.plugins.sparql.sparql import Query
 
 from oracle import r2s
 from oracle.compare import fixed, unjudged
@@ -245,6 +247,37 @@ def answer_changed(times: list[int], relation) -> list[int]:
     return out
 
 
+def bag_merged(r2r: R2R, stream: Stream, graphs: dict[str, list]) -> Solutions | None:
+    """The answer of an engine that merges the windows into the default graph keeping duplicates (a triple two
+    windows hold is there twice): each full binding of the query's one basic graph pattern counts the product
+    of the copies of the triples it matches.  None for a query that is not a SELECT of one basic graph
+    pattern (and FILTERs) without blank nodes, DISTINCT, aggregates or modifiers: there the copies would not
+    simply multiply."""
+    algebra = r2r.query.algebra
+    project = algebra.p
+    node = project.p if project.name == "Project" else None
+    while node is not None and node.name == "Filter":
+        node = node.p
+    if node is None or node.name != "BGP" or any(isinstance(x, BNode) for tp in node.triples for x in tp):
+        return None
+    copies = Counter(stream.static)
+    for triples in graphs.values():
+        copies.update(set(triples))
+    names = sorted({x for tp in node.triples for x in tp if isinstance(x, Variable)})
+    every = Query(r2r.query.prologue, CompValue("SelectQuery", p=project.p, PV=names, datasetClause=None))
+    graph = Graph()
+    for triple in copies:
+        graph.add(triple)
+    rows = []
+    for row in graph.query(every):
+        binding = dict(zip(names, row))
+        n = 1
+        for tp in node.triples:
+            n *= copies[tuple(binding.get(x, x) if isinstance(x, Variable) else x for x in tp)]
+        rows += [{str(v): binding[v] for v in project.PV if binding.get(v) is not None}] * n
+    return Solutions.of(rows)
+
+
 def dataset(stream: Stream, graphs: dict[str, list], merged: bool = False) -> Dataset:
     """The RSP-QL dataset at one instant: the static data as the default graph, each window's
     instantaneous graph as the named graph of its name — or, ``merged`` (C-SPARQL), every window's
@@ -264,19 +297,22 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
              read_as: dict[str, str] | None = None, t0s: dict[str, int] | None = None, r2r: R2R | None = None,
              cache: dict | None = None, every_close: bool = False, shared: bool = False,
              starved: frozenset = frozenset(), own_clock: bool = False,
-             on_result: bool = False, lent_open: bool = False, hidden: bool = False) -> list[ExpectedReport]:
+             on_result: bool = False, lent_open: bool = False, hidden: bool = False,
+             bag: bool = False) -> list[ExpectedReport]:
     """The oracle's reports: at each evaluation instant, the query over the windows' instantaneous
     graphs (cached by their contents), then R2S and empty-result notification.  ``t0s``: each window's t0
     (default: the profile's for all).  ``read_as``: the fault of an engine that fills each window's graph (by
-    name) with another window's content (every window the first's; two windows' names swapped); ``every_close``: of one that evaluates a content-change or closes-of query at
-    every close (both for the diagnosis); ``shared``: of one that counts every stream's elements in one sequence;
+    name) with another window's content (every window the first's; two windows' names swapped);
+    ``every_close``: of one that evaluates a content-change or closes-of query at every close (both for the
+    diagnosis); ``shared``: of one that counts every stream's elements in one sequence;
     ``starved``: of one that feeds no element to the windows of these names (:func:`starved_windows`; with no
     element to reach its closes, a starved window closes only at a flush); ``own_clock``: of one whose windows
     see time pass only by their own stream's elements (:func:`seen_until` per window); ``on_result``: of one
     that reports an evaluation only where its answer differs from the last one reported (with ``every_close``:
     the result's change taken for the content's); ``lent_open``: of one whose windows each evaluate by
     themselves and read the others' open instances (:func:`lent`); ``hidden``: of one that reads, at each
-    instant, every window's instance closed before it (the one closing then not in yet).
+    instant, every window's instance closed before it (the one closing then not in yet); ``bag``: of one that
+    merges the windows keeping duplicates (:func:`bag_merged`).
     The query runs on rdflib (R2R over a dataset; ``evaluator`` is taken for the common signature only)."""
     spec = spec.under(profile.instants)
     if starved:  # a window fed by no stream holds nothing, and a count window of it never fills
@@ -297,7 +333,8 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
     def evaluated(graphs: dict[str, list]) -> Solutions:
         key = tuple(tuple(graphs[w.name]) for w in spec.windows)
         if key not in cache:
-            cache[key] = r2r.evaluate_graph(dataset(stream, graphs, spec.merged))
+            cache[key] = (bag_merged(r2r, stream, graphs) if bag else
+                          r2r.evaluate_graph(dataset(stream, graphs, spec.merged)))
         return cache[key]
 
     by_name = {w.name: w for w in spec.windows}
@@ -436,6 +473,8 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
     if spec.merged:
         faults.append(("unmerged", "reads each window as a named graph, not merged into the default graph",
                        {"spec": replace(spec, merged=False), "cache": {}}))
+        if bag_merged(r2r, stream, {}) is not None:
+            faults.append(("merged-duplicates", FINDINGS["merged-duplicates"], {"bag": True, "cache": {}}))
     if any(w.count is not None for w in spec.windows):  # the count windows counting the other unit
         other = "triple" if profile.count_unit == "element" else "element"
         faults.append(("count", f"counts {other}s in its count windows, not {profile.count_unit}s (count_unit)",
