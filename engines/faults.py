@@ -311,6 +311,22 @@ class ReplacesBySubjectEngine(ReferenceEngine):
         return {s for s, _, _ in element.triples}
 
 
+class EveryChangePointEngine(ReferenceEngine):
+    """Time-annotated data, data-driven: evaluates at every start, end and expiration time, also where the valid
+    facts did not change (a replaced fact's own expiry, which the minimal expiration time skips)."""
+
+    name = "testing-every-change-point"
+
+    def validity_instants(self, request):
+        if request.window.every is not None:
+            yield from super().validity_instants(request)
+            return
+        elements = request.stream.elements
+        points = {e.t for e in elements} | {x for e in elements for x in (e.until, e.expires) if x is not None}
+        for t in sorted(points):
+            yield t, self.facts_valid_at(request, t)
+
+
 class PollOffByOneEngine(ReferenceEngine):
     """A client of time-annotated data that polls one unit late: every p + 1 ms where the query asks every
     p (a period counted from the end of one poll to the start of the next, say)."""
@@ -737,7 +753,8 @@ class GroupOverNothingEngine(WrongAnswerEngine):
 #: the count-window, time-annotated and multi-window families, and on the rest of the corpus
 COUNT_FAULTS = {CountOverrunEngine: "count", TiesExtendEngine: "count", CountSlideAsTimeEngine: "count"}
 VALIDITY_FAULTS = {ClosedValidityEngine: "closed-end", KeepsOldVersionsEngine: "keeps-old-versions",
-                   PollOffByOneEngine: "poll-period", ReplacesBySubjectEngine: "replaces-by-subject"}
+                   PollOffByOneEngine: "poll-period", ReplacesBySubjectEngine: "replaces-by-subject",
+                   EveryChangePointEngine: "every-point"}
 MULTI_WINDOW_FAULTS = {OneWindowEngine: "one-window", SwappedEngine: "swapped", NoStaticEngine: "no-static",
                        HiddenClosingEngine: "hidden-closing",
                        StarvedEngine: "starved", EveryCloseEngine: "every-close",

@@ -40,6 +40,7 @@ FINDINGS = {
     "closed-end": "treats facts as valid at their final or expiration time",
     "keeps-old-versions": "keeps old versions of facts that a newer version replaced",
     "replaces-by-subject": "lets a newer fact replace older facts about its subject whatever their predicate",
+    "every-point": "evaluates at every start, end and expiration time, also where the valid facts did not change",
     "poll-period": "polls at another period than the query's (one unit off)",
     "one-window": "gives every window the content of the first one (several windows read as one)",
     "swapped": "reads each of the two windows as the other (their names swapped)",

@@ -9,6 +9,7 @@ import pytest
 from conformance.corpus.cases import load_corpus
 from conformance.run.harness import request_for, run_case
 from engines.faults import (
+    EveryChangePointEngine,
     IgnoredSlideEngine,
     ShiftedT0Engine,
     COUNT_FAULTS,
@@ -75,7 +76,8 @@ def test_each_count_window_fault_fails_three_count_cases_and_the_reason_names_it
 
 
 @pytest.mark.parametrize("engine_class, at_least", [(ClosedValidityEngine, 3), (KeepsOldVersionsEngine, 1),
-                                                    (PollOffByOneEngine, 3), (ReplacesBySubjectEngine, 3)],
+                                                    (PollOffByOneEngine, 3), (ReplacesBySubjectEngine, 3),
+                                                    (EveryChangePointEngine, 3)],
                          ids=lambda x: getattr(x, "name", str(x)))
 def test_each_validity_fault_fails_the_time_annotated_cases_and_the_reason_names_it(engine_class, at_least):
     """Keeping old versions shows only where a newer version replaces an older one before it expires:

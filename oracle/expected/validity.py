@@ -38,6 +38,8 @@ FAULTS = {
                           "only the latest version)",
     "replaces-by-subject": "lets a newer fact replace every older fact about its subject, whatever the predicate "
                            "(a newer version is a fact with the same subject and predicate)",
+    "every-point": "evaluates at every start, end and expiration time, also where the valid facts did not change "
+                   "(a replaced fact's own expiry)",
 }
 
 
@@ -49,6 +51,7 @@ class Semantics:
     keeps_old_versions: bool = False
     poll_shift: int = 0  # periodic instants: the client polls every p + poll_shift ms (one unit off: ±1)
     by_subject: bool = False  # a newer fact replaces the older ones with the same subject, any predicate
+    every_point: bool = False  # data-driven instants at every change point, changed or not
 
 
 def _key(element, how: Semantics) -> frozenset:
@@ -104,7 +107,7 @@ def instants(stream: Stream, spec: ValiditySpec, how: Semantics = Semantics()) -
         # a closed end makes the change one millisecond after the end
         for at in ((t, t + 1) if how.closed_end else (t,)):
             current = valid_at(stream, at, how)
-            if current != previous:
+            if current != previous or how.every_point:
                 out.append((at, current))
                 previous = current
     return out
@@ -132,6 +135,9 @@ def check(stream: Stream, spec: ValiditySpec, query_text: str, profile: Profile,
               for name, how_ in (("closed-end", Semantics(closed_end=True)),
                                  ("keeps-old-versions", Semantics(keeps_old_versions=True)),
                                  ("replaces-by-subject", Semantics(by_subject=True)))]
+    if spec.every is None:  # data-driven: an evaluation at every change point, whether the valid set changed
+        faults.append(("every-point", FAULTS["every-point"], lambda: expected(
+            stream, spec, query_text, profile, Semantics(every_point=True), evaluator)))
     if spec.every is not None:  # a client polling one unit off: every p + 1 or p - 1 ms
         faults += [("poll-period", f"polls every {spec.every + shift} ms where the query asks every {spec.every} ms "
                     "(one unit off)", lambda how_=Semantics(poll_shift=shift): expected(

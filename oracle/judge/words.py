@@ -26,7 +26,7 @@ def place(report) -> str:
 
 #: findings about the whole output stream, not counted per window
 WHOLE_OUTPUT = ("drift", "per-solution", "grain", "width", "shifted-t0", "clock-drift", "count", "closed-end", "keeps-old-versions",
-                "poll-period", "replaces-by-subject", "one-window", "swapped", "no-static", "hidden-closing", "every-close", "result-change", "shared-count", "count-flushed", "lends-open", "any-close", "unmerged", "merged-duplicates", "starved", "own-clock",
+                "poll-period", "replaces-by-subject", "every-point", "one-window", "swapped", "no-static", "hidden-closing", "every-close", "result-change", "shared-count", "count-flushed", "lends-open", "any-close", "unmerged", "merged-duplicates", "starved", "own-clock",
                 "not-all-close", "empty-group-join")
 
 #: which of the windows one moment closes each grain reports (oracle/s2r/secret.py), in words
