@@ -653,6 +653,20 @@ class PlainLiteralsEngine(WrongAnswerEngine):
         return self.each_term(kind, rows, lambda _, v: Literal(str(v)) if isinstance(v, Literal) else v)
 
 
+class RegionDroppedEngine(WrongAnswerEngine):
+    """Cuts each language tag of its answers to its primary subtag: "cat"@en-GB comes out as "cat"@en (a
+    driver that keeps only the language)."""
+
+    name = "testing-region-dropped"
+
+    def wrong(self, request, kind, rows):
+        def cut(_, v):
+            if isinstance(v, Literal) and v.language and "-" in v.language:
+                return Literal(str(v), lang=v.language[:v.language.index("-")])
+            return v
+        return self.each_term(kind, rows, cut)
+
+
 class AvgIntegerEngine(WrongAnswerEngine):
     """Computes AVG as an integer division: each ``AVG(…) AS ?v`` of the query comes out as the floor of
     the mean, an xsd:integer (a driver that divides a sum of integers by a count in integer arithmetic)."""
@@ -777,6 +791,7 @@ FAULTS = {
     NoEmptyAggregateEngine: "absent-value",
     OptionalInnerEngine: "optional-inner",
     PlainLiteralsEngine: "literal-form",
+    RegionDroppedEngine: "literal-form",
     AvgIntegerEngine: "avg-integer",
     NumberPrecisionEngine: "number-precision",
     CountAllEngine: "count-distinct",

@@ -372,6 +372,13 @@ def _plain(term, lang: bool = True, datatype: bool = True):
     return term
 
 
+def _primary(term):
+    """A language-tagged literal with its tag cut to the primary language subtag (``en-GB`` to ``en``)."""
+    if isinstance(term, Literal) and term.language and "-" in term.language:
+        return Literal(str(term), lang=term.language.split("-")[0])
+    return term
+
+
 def _form(w: WindowResult, query: R2R, forms: dict):
     """:func:`_solution_form`, once per window of one diagnosis (the neighbour test asks it first)."""
     if id(w) not in forms:
@@ -395,6 +402,10 @@ def _solution_form(w: WindowResult, query: R2R) -> tuple[str, str] | None:
             if plain == got and plain != want:
                 return "literal-form", (f"the engine's relation is exactly the oracle's with its literals' {lost} "
                                         "dropped, their lexical forms kept")
+        primary = bag({k: _primary(v) for k, v in row.items()} for row in expected)
+        if primary == got and primary != want:
+            return "literal-form", ("the engine's relation is exactly the oracle's with its language tags' region "
+                                    "subtags dropped (en-GB read as en), their lexical forms kept")
     if want != got:
         coarse = bag({k: _coarse(v) for k, v in row.items()} for row in expected)
         if coarse == bag({k: _coarse(v) for k, v in row.items()} for row in actual):
