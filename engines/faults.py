@@ -16,8 +16,8 @@ import time
 from dataclasses import replace
 
 from rdflib import Graph, Literal
-from rdflib.plugins.sparql import prepareQuery
 from rdflib.namespace import XSD
+from rdflib.plugins.sparql import prepareQuery
 
 from engines import r2s as engine_r2s
 from engines.contract import RunRequest, Unsupported
