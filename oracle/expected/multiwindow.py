@@ -172,12 +172,17 @@ def content(stream: Stream, window: NamedWindow, t0: int, t: int, boundary: str,
     return [triple for i in held for triple in stream.elements[i].triples]
 
 
+def sources(spec: MultiWindowSpec, read_as: dict[str, str] | None) -> dict[str, NamedWindow]:
+    """The window whose content fills each window's graph, by name: itself, or the one ``read_as`` names."""
+    by_name = {w.name: w for w in spec.windows}
+    return {w.name: by_name[(read_as or {}).get(w.name, w.name)] for w in spec.windows}
+
+
 def changed(stream: Stream, spec: MultiWindowSpec, t0s: dict[str, int], times: list[int], profile: Profile,
             read_as: dict[str, str] | None = None, shared: bool = False) -> list[int]:
     """Of ``times``, those at which some window's content (the elements it holds) differs from what it
     was just before: from nothing before the first.  ``read_as``: each window read as another (a fault)."""
-    by_name = {w.name: w for w in spec.windows}
-    source = {w.name: by_name[(read_as or {}).get(w.name, w.name)] for w in spec.windows}
+    source = sources(spec, read_as)
     out, previous = [], tuple(() for _ in spec.windows)
     for t in times:
         now = tuple(tuple(members(stream, source[w.name], t0s[source[w.name].name], t,
@@ -337,8 +342,7 @@ def expected(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile
                           r2r.evaluate_graph(dataset(stream, graphs, spec.merged)))
         return cache[key]
 
-    by_name = {w.name: w for w in spec.windows}
-    source = {w.name: by_name[(read_as or {}).get(w.name, w.name)] for w in spec.windows}
+    source = sources(spec, read_as)
 
     def relation(t: int) -> Solutions:
         by = t - 1 if hidden else t
