@@ -137,6 +137,17 @@ class PerSolutionStartsEngine(ReferenceEngine):
         return out
 
 
+class GoesQuietEngine(ReferenceEngine):
+    """Makes its first two reports, then none, while declaring the reference engine's profile: windows that
+    drifted away from the stream (rsp-js 1.1.2's t0 drift), or a job that died without a word."""
+
+    name = "testing-goes-quiet"
+    KEPT = 2
+
+    def run(self, request: RunRequest) -> list[ObservedReport]:
+        return super().run(request)[:self.KEPT]
+
+
 class HeldGrainEngine(ReferenceEngine):
     """Declares a tuple-driven tick with a single grain — of the windows an element closes, the latest reports —
     but reports the latest that holds an element, as an engine whose windows exist only once filled does

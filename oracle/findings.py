@@ -22,6 +22,7 @@ FINDINGS = {
     "borders": "has window borders unlike the explained ones (gracious mode)",
     "missing-report": "has no report where the oracle has one",
     "extra-report": "reports where the oracle has no report",
+    "stops": "stops reporting while the stream still runs (every report after some window is missing)",
     "out-of-order": "reports out of order (the output stream is ordered by report time)",
     "early": "reports a window before it could report (before its close or its content)",
     "multiplicity": "reports the right solutions with other multiplicities (its relations look duplicate-free, or repeat solutions)",

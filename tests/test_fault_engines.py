@@ -353,3 +353,28 @@ def test_the_relation_written_another_way_is_named_before_provenance(finding):
             assert "cannot tell the two apart" in " ".join(d for w in r.windows for d in w.diagnostics)
         for other in ("underived", "stale", "shifted"):
             assert FINDINGS[other] not in r.reason, (r.id, r.reason)
+
+
+def test_reports_that_stop_while_the_stream_runs_are_named_and_only_then():
+    """testing-goes-quiet makes the reference engine's first two reports and no more.  On seed002.fig2
+    (elements at 1, 3, 11, 13, 22, 45; tumbling 10 ms windows from 0) the reference reports [0, 10) … [40, 50)
+    at their closes 10 … 50; the engine stops after [10, 20), and of the three reports it leaves out, [20, 30)
+    at 30 and [30, 40) at 40 come by the last element (45), [40, 50) at 50 after it: two, worked out by hand.
+    Where fewer than two left-out reports come by the stream's last element, nothing is said: on
+    r2s.sliding (elements at 2, 7, 12, 17; 10 ms windows sliding by 5) the two left out, at 20 and 25, both
+    come after it; on edges.repeated-triple one report is left out."""
+    from engines.faults import GoesQuietEngine
+
+    engine = GoesQuietEngine()
+    by_id = {c.id: c for c in load_corpus(ROOT / "cases")
+             if c.family in ("seed002", "r2s", "edges", "waves", "csrbench")}
+    fig2 = run_case(by_id["seed002.fig2"], engine, engine.info(), timeout=60)
+    assert fig2.verdict == "FAIL" and list(fig2.findings)[0] == "stops", fig2.reason
+    assert ("after its report for window [10, 20) it reports nothing, though the oracle has 2 more reports while "
+            "the stream still runs (up to window [30, 40) at t=40)") in fig2.reason
+    for case_id in ("seed002.fig1", "waves.q1-range[sensors=10,window=2s/2s]", "csrbench.q6[range=5s,slide=5s]"):
+        result = run_case(by_id[case_id], engine, engine.info(), timeout=60)
+        assert result.verdict == "FAIL" and list(result.findings)[0] == "stops", (case_id, result.reason)
+    for case_id in ("r2s.sliding[r2s=istream]", "edges.repeated-triple"):
+        result = run_case(by_id[case_id], engine, engine.info(), timeout=60)
+        assert result.verdict == "FAIL" and "stops" not in result.findings, (case_id, result.reason)

@@ -252,7 +252,38 @@ def diagnose(verdict: CaseVerdict, query: R2R, gracious: bool = True, provenance
         if text:
             found["clock-drift"] += 1
             verdict.notes.append(text)
+    if not any(kind in WHOLE_OUTPUT for kind in found):  # a cause of the whole output says more than its symptom
+        text = stops(best, query.stream.times)
+        if text:
+            found["stops"] += 1
+            verdict.notes.append(text)
     verdict.findings = headline_first(found)
+
+
+#: missing reports after an engine's last one, made while the stream ran, before "its reports stop" is said
+STOPPED_AFTER = 2
+
+
+def stops(best, times: list[int]) -> str | None:
+    """The words for an output whose reports stop while the stream still runs: the engine made reports,
+    none extra, and after the last oracle report it answered come at least :data:`STOPPED_AFTER` more
+    made by the stream's last element (``times``: the elements' times), every one missing; or None.  A symptom,
+    not a cause: windows that drift away from the stream, an engine that hangs or dies quietly, a clock
+    that stops all end like this, and the output alone cannot tell which."""
+    if any(w.status == EXTRA for w in best.windows):
+        return None
+    answered = [i for i, w in enumerate(best.windows) if w.expected is not None and w.actual is not None]
+    if not answered:
+        return None  # no report at all: the empty output's own rule says what it can
+    last = best.windows[answered[-1]].expected
+    after = [w.expected for w in best.windows[answered[-1] + 1:] if w.expected is not None]
+    end = max(times, default=None)
+    running = [e for e in after if e.reason != "end-of-stream" and end is not None and e.tau <= end]
+    if len(running) < STOPPED_AFTER:
+        return None
+    return (f"the engine's reports stop: after its report for {place(last)} it reports nothing, though the oracle "
+            f"has {len(running)} more report{'s' if len(running) != 1 else ''} while the stream still runs (up to "
+            f"{place(running[-1])}{'' if running[-1].reason in INSTANTS else f' at t={running[-1].tau}'})")
 
 
 def headline_first(found: Counter) -> dict[str, int]:

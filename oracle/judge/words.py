@@ -27,7 +27,7 @@ def place(report) -> str:
 #: findings about the whole output stream, not counted per window
 WHOLE_OUTPUT = ("drift", "per-solution", "grain", "width", "shifted-t0", "clock-drift", "count", "closed-end", "keeps-old-versions",
                 "poll-period", "replaces-by-subject", "every-point", "one-window", "swapped", "no-static", "hidden-closing", "every-close", "result-change", "shared-count", "count-flushed", "lends-open", "any-close", "unmerged", "merged-duplicates", "starved", "own-clock",
-                "not-all-close", "empty-group-join")
+                "not-all-close", "empty-group-join", "stops")
 
 #: which of the windows one moment closes each grain reports (oracle/s2r/secret.py), in words
 GRAIN_WORDS = {"multiple": "every one", "single": "only the latest",
