@@ -453,3 +453,80 @@ def test_a_load_run_does_not_demand_large_stream_but_does_demand_the_rest(tmp_pa
     other = replace(case, capabilities=case.capabilities + ("closed-windows",))
     report = load.run_load(other, engine, info, experiment(), say=lambda _: None)
     assert report["status"] == "UNSUPPORTED" and report["reason"] == "engine lacks capability closed-windows"
+
+
+def test_spark_live_gives_a_close_its_last_pushes_in_the_query_text_terms_intact(tmp_path, monkeypatch):
+    """At a close the pushes not yet cut go into the close's job as an SQL VALUES list (no file): literals
+    with a quote, a backslash, a line break, a language tag and a datatype come back as the same terms, and
+    the push that showed time passing the close waits for the next window.  Worked out by hand: window
+    [0, 1000) holds the readings at 0 (cut before the close) and at 900 (in the close's text); the one at
+    1000 is the next window's."""
+    pytest.importorskip("pyspark")
+    from rdflib import Literal, URIRef
+    from rdflib.namespace import XSD
+
+    from engines.spark import SparkEngine
+    from engines.spark import live as spark_live
+    from oracle.model import Element
+
+    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 0)
+    case = burst_case(tmp_path)
+    engine = SparkEngine(mode="streaming")
+    request = request_for(case, engine.info(), case.load_stream())
+    v = URIRef("http://ex.org/v")
+    odd = [Literal("it's"), Literal("back\\slash"), Literal("two\nlines"), Literal("chat", lang="fr"),
+           Literal("7", datatype=XSD.integer)]
+    first = Element(0, ((URIRef("http://ex.org/a"), v, Literal(1)),))
+    closing = Element(900, tuple((URIRef(f"http://ex.org/o{i}"), v, term) for i, term in enumerate(odd)))
+    after = Element(1000, ((URIRef("http://ex.org/z"), v, Literal(2)),))
+    reports, made = [], []
+    session = engine.live(request, reports.append)
+    real = session._segment
+    monkeypatch.setattr(session, "_segment", lambda pushes, eager: made.append(real(pushes, eager)) or made[-1])
+    try:
+        session._step([(0, [first])], now=0, last=0, ended=False)
+        session._step([(900, [closing]), (1000, [after])], now=1000, last=1000, ended=False)
+        window_0 = list(reports)
+        session._step([], now=1000, last=1000, ended=True)
+    finally:
+        session.end()
+    assert [s.path is None for s in made if s is not None] == [False, True, False]  # file, VALUES, file
+    (report,) = window_0
+    assert report.window == (0, 1000)
+    assert sorted((str(r["s"]), r["v"]) for r in report.solutions) == sorted(
+        [("http://ex.org/a", Literal(1))] + [(f"http://ex.org/o{i}", term) for i, term in enumerate(odd)])
+    assert [(r.window, [str(x["s"]) for x in r.solutions]) for r in reports[1:]] == [((1000, 2000), ["http://ex.org/z"])]
+
+
+def test_spark_live_cuts_what_waited_ahead_of_a_close_but_not_just_before_it(tmp_path, monkeypatch):
+    """Pending pushes are cut into a segment once they have waited CUT_AFTER, unless the next close is due
+    within CUT_MARGIN at the stream's pace (its job then waits for no cut).  A clock set by the test: the
+    stream came 1 ms a millisecond; at 600 ms the close at 1000 is 0.4 s away (cut), at 900 ms 0.1 s away
+    (wait till just past it)."""
+    pytest.importorskip("pyspark")
+    from engines.spark import SparkEngine
+    from engines.spark import live as spark_live
+
+    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 0)
+    clock = [100.0]
+    monkeypatch.setattr(spark_live.time, "monotonic", lambda: clock[0])
+    case = burst_case(tmp_path)
+    engine = SparkEngine(mode="streaming")
+    request = request_for(case, engine.info(), case.load_stream())
+    session = engine.live(request, lambda report: None)
+    try:
+        with session.cond:  # the worker waits on this lock's condition: hold it while setting the scene
+            session.pace, session.now, session.reported = (100.0, 0), 600, 0
+            session.pending, session.pending_since = [(500, [])], 100.3
+            clock[0] = 100.6
+            assert session._cut_wait() == 0.0                     # waited 0.3 s, close 0.4 s away: cut
+            session.pending_since = 100.5
+            assert session._cut_wait() == pytest.approx(0.15)     # waited 0.1 s: ask again in 0.15 s
+            session.now, clock[0], session.pending_since = 900, 100.9, 100.5
+            assert session._cut_wait() == pytest.approx(0.11)     # close 0.1 s away: after it
+            session.pending = []
+            assert session._cut_wait() is None                    # nothing pending: wait for a push
+    finally:
+        with session.cond:
+            session.pending = []
+        session.end()
