@@ -307,6 +307,11 @@ def compare(expected: list[ExpectedReport], actual: list[ObservedReport], how: s
     return results
 
 
+def names(finding: str | tuple[str, ...]) -> tuple[str, ...]:
+    """The findings a tried fault names: one, or a pair's two (``fixed``'s ``pairs``)."""
+    return finding if isinstance(finding, tuple) else (finding,)
+
+
 def fixed(expected_reports: list[ExpectedReport], actual: list[ObservedReport], how: str, form: str, profile: Profile,
           stream: Stream, basis: str, faults=(), pairs=()) -> CaseVerdict:
     """The verdict under one profile where nothing is left to enumerate (time-annotated data, several
@@ -336,13 +341,12 @@ def fixed(expected_reports: list[ExpectedReport], actual: list[ObservedReport], 
         if found:
             verdict.notes.append("the output has no solution where the oracle has some, which cannot tell its "
                                  "cause apart: it is also the whole output of an engine that "
-                                 + ", or of one that ".join(" and ".join(FINDINGS[f] for f in (
-                                     finding if isinstance(finding, tuple) else (finding,))) for finding, _ in found))
+                                 + ", or of one that ".join(" and ".join(FINDINGS[f] for f in names(finding))
+                                                            for finding, _ in found))
         return verdict
     if found:
         wrong = sum(w.status != MATCH for w in windows)
-        verdict.findings = {name: wrong for finding, _ in found
-                            for name in (finding if isinstance(finding, tuple) else (finding,))}
+        verdict.findings = {name: wrong for finding, _ in found for name in names(finding)}
         verdict.notes.append("the whole output is exactly the oracle's for an engine that "
                              + ", and for one that ".join(does for _, does in found)
                              + (" (this case cannot tell them apart)" if len(found) > 1 else ""))
