@@ -502,7 +502,7 @@ def test_spark_live_cuts_what_waited_ahead_of_a_close_but_not_just_before_it(tmp
     """Pending pushes are cut into a segment once they have waited CUT_AFTER, unless the next close is due
     within CUT_MARGIN at the stream's pace (its job then waits for no cut).  A clock set by the test: the
     stream came 1 ms a millisecond; at 600 ms the close at 1000 is 0.4 s away (cut), at 900 ms 0.1 s away
-    (wait till just past it)."""
+    (wait till just past it); past it, the pushes wait for the one that shows it, which brings the close."""
     pytest.importorskip("pyspark")
     from engines.spark import SparkEngine
     from engines.spark import live as spark_live
@@ -516,14 +516,16 @@ def test_spark_live_cuts_what_waited_ahead_of_a_close_but_not_just_before_it(tmp
     session = engine.live(request, lambda report: None)
     try:
         with session.cond:  # the worker waits on this lock's condition: hold it while setting the scene
-            session.pace, session.now, session.reported = (100.0, 0), 600, 0
+            session.pace, session.now, session.now_wall, session.reported = (100.0, 0), 600, 100.6, 0
             session.pending, session.pending_since = [(500, [])], 100.3
             clock[0] = 100.6
             assert session._cut_wait() == 0.0                     # waited 0.3 s, close 0.4 s away: cut
             session.pending_since = 100.5
             assert session._cut_wait() == pytest.approx(0.15)     # waited 0.1 s: ask again in 0.15 s
-            session.now, clock[0], session.pending_since = 900, 100.9, 100.5
+            session.now, session.now_wall, clock[0], session.pending_since = 900, 100.9, 100.9, 100.5
             assert session._cut_wait() == pytest.approx(0.11)     # close 0.1 s away: after it
+            clock[0] = 101.2                                      # past the close at its pace, no push
+            assert session._cut_wait() is None                    # says so yet: wait for it, no polling
             session.pending = []
             assert session._cut_wait() is None                    # nothing pending: wait for a push
     finally:

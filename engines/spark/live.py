@@ -95,6 +95,7 @@ class SparkLive:
         self.pending_since = 0.0                      # when the oldest of them came (monotonic s)
         self.pace: tuple[float, int] | None = None    # (monotonic s, time) of the first push: the stream's pace
         self.now: int | None = None                   # latest time pushed (elements or heartbeats)
+        self.now_wall = 0.0                           # when it was pushed (monotonic s)
         self.last: int | None = None                  # latest element time: windows start by it
         self.ended = self.cancelled = False
         self.segments: list[Segment] = []
@@ -143,7 +144,8 @@ class SparkLive:
                 self.pending.append((t, elements))
                 self.pending_lines += sum(len(e.triples) for e in elements)
                 self.last = t if self.last is None else max(self.last, t)
-            self.now = t if self.now is None else max(self.now, t)
+            if self.now is None or t > self.now:
+                self.now, self.now_wall = t, time.monotonic()
             self.cond.notify()
 
     def end(self) -> None:
@@ -171,21 +173,22 @@ class SparkLive:
                 and now is not None and now >= opening + self.window.range)
 
     def _close_in(self) -> float | None:
-        """Seconds of wall-clock time until the next window closes, at the pace the stream has come so
-        far (None while there is no pace yet, or the stream has ended)."""
+        """Seconds of wall-clock time until the next window closes (negative: since it closed), at the
+        pace the stream has come so far, from its first push to its latest (None while there is no pace
+        yet, or the stream has ended)."""
         if self.pace is None or self.now is None or self.ended:
             return None
-        wall = time.monotonic() - self.pace[0]
-        if wall < 0.5 or self.now <= self.pace[1]:
+        (wall, start), span = self.pace, self.now_wall - self.pace[0]
+        if span < 0.5 or self.now <= start:
             return None
-        per_second = (self.now - self.pace[1]) / wall
+        per_second = (self.now - start) / span
         close = self.t0 + self.reported * self.window.slide + self.window.range
-        return (close - self.now) / per_second
+        return wall + (close - start) / per_second - time.monotonic()
 
     def _cut_wait(self) -> float | None:
         """0 when the pending pushes should be cut into a segment now, ahead of the close that needs
         them (they have waited :data:`CUT_AFTER` and the next close is not due within
-        :data:`CUT_MARGIN`); else how long to wait before asking again (None: until a push)."""
+        :data:`CUT_MARGIN`); else how long to wait before asking again (None: until the next push)."""
         if not self.pending or self.nothing:
             return None
         age = time.monotonic() - self.pending_since
@@ -193,7 +196,9 @@ class SparkLive:
             return CUT_AFTER - age
         close_in = self._close_in()
         if close_in is not None and close_in < CUT_MARGIN:
-            return max(0.01, close_in + 0.01)  # after that close, ask again
+            # the push that shows time passing the close is due: they go into its job.  Should it be late,
+            # ask again just after the close; past it, wait for that push (no polling)
+            return close_in + 0.01 if close_in > 0 else None
         return 0.0
 
     def _work(self) -> None:
