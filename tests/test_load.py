@@ -498,6 +498,34 @@ def test_spark_live_gives_a_close_its_last_pushes_in_the_query_text_terms_intact
     assert [(r.window, [str(x["s"]) for x in r.solutions]) for r in reports[1:]] == [((1000, 2000), ["http://ex.org/z"])]
 
 
+def test_spark_live_sends_a_close_huge_literals_as_a_file_not_in_its_query_text(tmp_path, monkeypatch):
+    """Past VALUES_CHARACTERS of text (here one literal of 2 million characters) what is left for a close goes
+    as a segment file, and the literal comes back whole."""
+    pytest.importorskip("pyspark")
+    from rdflib import Literal, URIRef
+
+    from engines.spark import SparkEngine
+    from engines.spark import live as spark_live
+    from oracle.model import Element
+
+    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 0)
+    case = burst_case(tmp_path)
+    engine = SparkEngine(mode="streaming")
+    request = request_for(case, engine.info(), case.load_stream())
+    huge = Literal("x" * 2_000_000)
+    reports, made = [], []
+    session = engine.live(request, reports.append)
+    real = session._segment
+    monkeypatch.setattr(session, "_segment", lambda pushes, eager: made.append(real(pushes, eager)) or made[-1])
+    try:
+        session._step([(900, [Element(900, ((URIRef("http://ex.org/h"), URIRef("http://ex.org/v"), huge),))]),
+                       (1000, [Element(1000, ())])], now=1000, last=1000, ended=False)
+    finally:
+        session.end()
+    assert made[0] is not None and made[0].path is not None  # a file, not the query text
+    assert [(r.window, [row["v"] for row in r.solutions]) for r in reports[:1]] == [((0, 1000), [huge])]
+
+
 def test_spark_live_cuts_what_waited_ahead_of_a_close_but_not_just_before_it(tmp_path, monkeypatch):
     """Pending pushes are cut into a segment once they have waited CUT_AFTER, unless the next close is due
     within CUT_MARGIN at the stream's pace (its job then waits for no cut).  A clock set by the test: the

@@ -60,6 +60,7 @@ CUT_MARGIN = 0.15  # s: but not when the next close is due sooner (at the stream
 # what is left for a close's own job, up to this many triples, goes into it as an SQL VALUES list: no file to
 # write, scan and parse (at 50 stations the close's job took 0.14 s so, against 0.19 s with a file)
 VALUES_TRIPLES = 2_000
+VALUES_CHARACTERS = 1_000_000  # and up to this much text
 
 
 @dataclass
@@ -245,7 +246,8 @@ class SparkLive:
 
     def _values(self, pushes):
         """The pushes' matchable triples as an SQL VALUES list, or None when there are more than
-        :data:`VALUES_TRIPLES` (a file parsed in the JVM is then cheaper than the query text)."""
+        :data:`VALUES_TRIPLES` or their text is longer than :data:`VALUES_CHARACTERS` (a file parsed in
+        the JVM is then cheaper than the query text)."""
         rows = []
         for _, elements in pushes:
             rows += self.writer.rows(elements)
@@ -255,6 +257,8 @@ class SparkLive:
             return None
         text = ", ".join(f"({sql_string(a)}, {sql_string(b)}, {sql_string(c)}, CAST({t} AS BIGINT))"
                          for a, b, c, t in rows)
+        if len(text) > VALUES_CHARACTERS:  # a few huge literals: the query text would be the cost
+            return None
         return self.spark.sql(f"SELECT * FROM VALUES {text} AS v(s, p, o, t)")
 
     def _segment(self, pushes, eager: bool) -> Segment | None:
