@@ -252,19 +252,27 @@ def answer_changed(times: list[int], relation) -> list[int]:
     return out
 
 
-def bag_merged(r2r: R2R, stream: Stream, graphs: dict[str, list]) -> Solutions | None:
-    """The answer of an engine that merges the windows into the default graph keeping duplicates (a triple two
-    windows hold is there twice): each full binding of the query's one basic graph pattern counts the product
-    of the copies of the triples it matches.  None for a query that is not a SELECT of one basic graph
-    pattern (and FILTERs) without blank nodes, DISTINCT, aggregates or modifiers: there the copies would not
-    simply multiply."""
-    algebra = r2r.query.algebra
-    project = algebra.p
+def one_pattern(r2r: R2R) -> tuple[CompValue, CompValue] | None:
+    """(the projection, its basic graph pattern) of a SELECT of one basic graph pattern (and FILTERs) without
+    blank nodes, DISTINCT, aggregates or modifiers; else None."""
+    project = r2r.query.algebra.p
     node = project.p if project.name == "Project" else None
     while node is not None and node.name == "Filter":
         node = node.p
     if node is None or node.name != "BGP" or any(isinstance(x, BNode) for tp in node.triples for x in tp):
         return None
+    return project, node
+
+
+def bag_merged(r2r: R2R, stream: Stream, graphs: dict[str, list]) -> Solutions | None:
+    """The answer of an engine that merges the windows into the default graph keeping duplicates (a triple two
+    windows hold is there twice): each full binding of the query's one basic graph pattern counts the product
+    of the copies of the triples it matches.  None where :func:`one_pattern` finds no such pattern: there the
+    copies would not simply multiply."""
+    found = one_pattern(r2r)
+    if found is None:
+        return None
+    project, node = found
     copies = Counter(stream.static)
     for triples in graphs.values():
         copies.update(set(triples))
@@ -477,7 +485,7 @@ def check(stream: Stream, spec: MultiWindowSpec, query: str, profile: Profile, a
     if spec.merged:
         faults.append(("unmerged", "reads each window as a named graph, not merged into the default graph",
                        {"spec": replace(spec, merged=False), "cache": {}}))
-        if bag_merged(r2r, stream, {}) is not None:
+        if one_pattern(r2r) is not None:  # where bag_merged has an answer
             faults.append(("merged-duplicates", FINDINGS["merged-duplicates"], {"bag": True, "cache": {}}))
     if any(w.count is not None for w in spec.windows):  # the count windows counting the other unit
         other = "triple" if profile.count_unit == "element" else "element"

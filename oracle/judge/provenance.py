@@ -101,15 +101,6 @@ def _is_wrapper(node: CompValue) -> bool:
     return isinstance(inner, CompValue) and inner.name == "AggregateJoin"
 
 
-def _has(node, name: str) -> bool:
-    """Whether the algebra has a node called ``name`` anywhere."""
-    if isinstance(node, CompValue):
-        return node.name == name or any(_has(v, name) for v in node.values())
-    if isinstance(node, (list, tuple)):
-        return any(_has(v, name) for v in node)
-    return False
-
-
 def _patterns(node) -> list[tuple]:
     out = []
     if isinstance(node, CompValue):
@@ -148,7 +139,6 @@ class Provenance:
         self.where_query = Query(query.query.prologue, CompValue(
             "SelectQuery", p=self.where, PV=sorted(pattern_vars) + bnodes, datasetClause=None))
         self.pattern_vars = {str(v) for v in pattern_vars}
-        self.aggregates = _has(algebra, "AggregateJoin")
         self._graphs: dict[tuple[int, int], tuple[Graph, dict]] = {}
         text = query.text
         form = FORM_WORD.search(text)
@@ -231,7 +221,7 @@ class Provenance:
     def aggregated(self, solution: dict) -> bool:
         """Whether ``solution`` carries a value computed over a group (an aggregate of the query): its
         derivation is then the whole group's rows joined (⊗), not each row alone."""
-        return self.aggregates and any(v not in self.pattern_vars for v in solution)
+        return self.r2r.aggregates and any(v not in self.pattern_vars for v in solution)
 
     def derivations(self, solution: dict, content: tuple[int, int], limit: int = 8) -> list[Derivation]:
         """The derivations of ``solution`` from the elements in ``content`` (at most ``limit``); for an

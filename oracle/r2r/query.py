@@ -149,6 +149,7 @@ class R2R:
         self.order_vars = _order_vars(self.query.algebra) if self.ordered else None
         self.distinct = self.form == "SelectQuery" and "Distinct" in names
         self.optional = "LeftJoin" in names  # the diagnosis asks whether an OPTIONAL was read as an inner join
+        self.aggregates = "AggregateJoin" in names  # and where a solution's value comes from a whole group
         self.grouped = _grouped(self.query.algebra)
         self.unsliced = self._unsliced() if self.order_vars else None
         self._cache: dict[tuple[int, int], Solutions] = {}
