@@ -278,7 +278,7 @@ def test_a_spark_live_job_that_dies_is_an_error_with_its_exception_and_the_feed_
     from engines.spark import SparkEngine
     from engines.spark import live as spark_live
 
-    def dies(self, now, last, ended):
+    def dies(self, windows, upto):
         raise RuntimeError("java.lang.StackOverflowError\n\tat java.util.regex.Pattern$Loop.match")
 
     monkeypatch.setattr(spark_live.SparkLive, "_answer", dies)

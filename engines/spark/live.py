@@ -233,15 +233,15 @@ class SparkLive:
         if not self._due(now, last, ended):
             self._segment(pushes, eager=True)
             return
+        windows = window_instances(self.window, self.t0, last)
+        upto = len(windows) if ended else sum(1 for _, c in windows if c <= now)
         later = []
-        if not ended:
-            windows = window_instances(self.window, self.t0, last)
-            closing = [c for _, c in windows[self.reported:] if c <= now]
-            if closing:
-                later = [p for p in pushes if p[0] >= closing[-1]]
-                pushes = [p for p in pushes if p[0] < closing[-1]]
+        if not ended and upto > self.reported:
+            close = windows[upto - 1][1]  # the last closing window's
+            later = [p for p in pushes if p[0] >= close]
+            pushes = [p for p in pushes if p[0] < close]
         self._segment(pushes, eager=False)
-        self._answer(now, last, ended)
+        self._answer(windows, upto)
         self._segment(later, eager=True)
 
     def _values(self, pushes):
@@ -287,11 +287,9 @@ class SparkLive:
         partitioned by window (:func:`windowjob.assign`): the close's job then only answers."""
         return assign(self.spark, matchable(ingest.parse(self.spark.read.text(path)), self.algebra), self.window, self.t0)
 
-    def _answer(self, now, last, ended) -> None:
-        """One job for every window that has closed by ``now`` (all started ones at the end), reported
-        in order; then release the segments no open window needs."""
-        windows = window_instances(self.window, self.t0, last)
-        upto = len(windows) if ended else sum(1 for _, c in windows if c <= now)
+    def _answer(self, windows: list[tuple[int, int]], upto: int) -> None:
+        """One job for the windows from the first not yet reported up to ``upto`` (those closed by now, all
+        started ones at the end), reported in order; then release the segments no open window needs."""
         if upto > self.reported:
             only = list(range(self.reported, upto))
             lo, hi = windows[only[0]][0], windows[only[-1]][1]
