@@ -18,14 +18,26 @@ from rdflib import Literal
 from rdflib.namespace import XSD
 
 from engines.contract import Unsupported
-from engines.spark.sqlterms import INLINE, Value, double, let, n3, number, refuse, sql_string, typed_literal
+from engines.spark.sqlterms import (
+    DECIMAL,
+    DOUBLE,
+    FLOAT,
+    INLINE,
+    INTEGER,
+    NUMERIC_CODES,
+    Value,
+    double,
+    let,
+    n3,
+    number,
+    numeric_code,
+    refuse,
+    sql_string,
+    typed_literal,
+)
 
-INTEGER, DECIMAL, FLOAT, DOUBLE = 0, 1, 2, 3
 EXACT = "DECIMAL(38,18)"
 NO_EXACT = f"CAST(NULL AS {EXACT})"  # a double's exact value: never read (its branches are for integers, decimals)
-INTEGERS = [str(x) for x in (XSD.integer, XSD.int, XSD.long, XSD.short, XSD.byte, XSD.nonNegativeInteger,
-                             XSD.positiveInteger, XSD.negativeInteger, XSD.nonPositiveInteger, XSD.unsignedInt,
-                             XSD.unsignedLong, XSD.unsignedShort, XSD.unsignedByte)]
 TYPE_NAMES = {INTEGER: XSD.integer, DECIMAL: XSD.decimal, FLOAT: XSD.float, DOUBLE: XSD.double}
 
 
@@ -36,15 +48,6 @@ def typed_number(value: str, code: str, exact: str | None) -> Value:
     return v
 
 
-def type_code(c: str) -> str:
-    """SQL: the numeric type code of the term in ``c`` (null unless it is a literal of a numeric type)."""
-    typed, _, datatype = typed_literal(c)
-    listed = ", ".join(sql_string(x) for x in INTEGERS)
-    return (f"CASE WHEN {typed} THEN CASE WHEN {datatype} IN ({listed}) THEN {INTEGER}"
-            f" WHEN {datatype} = '{XSD.decimal}' THEN {DECIMAL} WHEN {datatype} = '{XSD.float}' THEN {FLOAT}"
-            f" WHEN {datatype} = '{XSD.double}' THEN {DOUBLE} END END")
-
-
 def numeric(v: Value) -> Value:
     """``v`` as a computed number (a term: its type, double and exact value read from the literal)."""
     if v.kind == "num" and v.dtype is not None:
@@ -53,7 +56,7 @@ def numeric(v: Value) -> Value:
         return typed_number(v.sql, str(DOUBLE), None)
     if v.kind != "term":
         raise Unsupported("a boolean used as a number")
-    code = type_code(v.sql)
+    code = numeric_code(v.sql)
     _, lex, _ = typed_literal(v.sql)
     value = number(v.sql)
     return typed_number(value, code, f"CASE WHEN ({code}) <= {DECIMAL} THEN try_cast({lex} AS {EXACT}) END")
@@ -62,8 +65,7 @@ def numeric(v: Value) -> Value:
 def constant(term: Literal) -> Value | None:
     """A numeric literal of the query as a computed number; None if it is not one (or is ill-typed)."""
     dt = str(term.datatype) if term.datatype is not None else None
-    code = (INTEGER if dt in INTEGERS else DECIMAL if dt == str(XSD.decimal) else FLOAT if dt == str(XSD.float)
-            else DOUBLE if dt == str(XSD.double) else None)
+    code = NUMERIC_CODES.get(dt)
     if code is None:
         return None
     try:
@@ -174,7 +176,7 @@ def summands(v: Value, tag: str) -> list[tuple[str, str]]:
     datatype of every value was read three times per solution (a 30 % slower AVG at 10^6 triples)."""
     if v.kind == "term":
         _, lex, _ = typed_literal(v.sql)
-        return [(f"__t{tag}", type_code(v.sql)), (f"__l{tag}", lex), (f"__b{tag}", f"({v.sql}) IS NOT NULL")]
+        return [(f"__t{tag}", numeric_code(v.sql)), (f"__l{tag}", lex), (f"__b{tag}", f"({v.sql}) IS NOT NULL")]
     n = numeric(v)
     return [(f"__t{tag}", n.dtype), (f"__d{tag}", n.sql), (f"__x{tag}", n.exact or NO_EXACT), (f"__b{tag}", "true")]
 
