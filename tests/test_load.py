@@ -86,6 +86,21 @@ def test_the_feeder_pushes_each_timestamp_when_due_never_early_and_heartbeats_in
     assert_lateness_is_what_the_session_saw(log, session)
 
 
+def test_heartbeats_come_on_the_application_clocks_grid_so_a_close_is_known_when_it_passes():
+    """Elements at 60 and 1060 ms, heartbeats every 0.1 s at speed 1: one at each multiple of 100 ms when
+    it is due, 1000 (a window's close) included.  Heartbeats 0.1 s after the last element (160, 260, …,
+    960) would tell nothing of 1000 until the element at 1060, 60 ms late."""
+    session = Recorder()
+    log = Feeder([Element(60, ()), Element(1060, ())], speed=1.0, heartbeat=0.1).run(session)
+    for g in range(100, 1001, 100):
+        told = [at for t, _, at in session.pushes if t >= g]
+        assert told and told[0] - log.wall(g) < 0.04, (g, told[0] - log.wall(g) if told else None)
+    for t, n, at in session.pushes:  # never ahead of the clock
+        assert at >= log.wall(t) - 1e-6
+    beats = [t for t, n, _ in session.pushes if not n]
+    assert beats == sorted(set(beats)) and all(60 < t < 1060 for t in beats)
+
+
 def assert_lateness_is_what_the_session_saw(log, session):
     """The feeder's own lateness per group against the session's clock: read just before the push, so at
     most what the session saw, and not much less."""
@@ -255,9 +270,12 @@ def test_a_protocol_engine_without_live_mode_or_that_breaks_it_is_not_a_failure(
 
 # -- the real engines live ----------------------------------------------------------------------------
 
-def test_the_spark_engine_runs_live_in_streaming_mode_and_only_there(tmp_path):
+def test_the_spark_engine_runs_live_in_streaming_mode_and_only_there(tmp_path, monkeypatch):
     pytest.importorskip("pyspark")
     from engines.spark import SparkEngine
+    from engines.spark import live as spark_live
+
+    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 3)  # the made-up data's path, not its 120 runs
 
     case = burst_case(tmp_path)
     replay = SparkEngine()
@@ -560,3 +578,53 @@ def test_spark_live_cuts_what_waited_ahead_of_a_close_but_not_just_before_it(tmp
         with session.cond:
             session.pending = []
         session.end()
+
+
+WARM_QUERY = """PREFIX ex: <http://example.org/>
+SELECT ?sensor ?obs WHERE { ?obs ex:observedProperty ex:AirTemperature ; ex:procedure ?sensor ; ex:result ?res .
+    ?res ex:value ?value . FILTER(?value > 80) }"""
+
+
+def test_the_spark_live_warm_up_data_matches_the_querys_patterns_and_its_filter_both_ways():
+    """Judged by rdflib, not by the engine: the made-up triples give solutions of the query's patterns, and
+    its numeric FILTER keeps some and drops some (the job's filter, join and aggregation code all run)."""
+    pytest.importorskip("pyspark")
+    from rdflib import Graph
+    from rdflib.plugins.sparql import prepareQuery
+
+    from conformance.streams.ntriples import parse_line
+    from engines.spark.live import warm_up_rows
+
+    rows = warm_up_rows(prepareQuery(WARM_QUERY).algebra, 60, 5000, 1000)
+    assert len(rows) == 60 * 4 and all(5000 <= t < 6000 for *_, t in rows)
+    graph = Graph()
+    for s_, p_, o_, _ in rows:
+        graph.add(parse_line(f"{s_} {p_} {o_} .", max_terms=3))
+    unfiltered = len(graph.query(WARM_QUERY.replace("FILTER(?value > 80)", "")))
+    kept = len(graph.query(WARM_QUERY))
+    assert unfiltered == 60 and 0 < kept < unfiltered, (kept, unfiltered)
+    kinds = {o_.rsplit("#", 1)[-1] for _, p_, o_, _ in rows if p_.endswith("value>")}
+    assert {"integer>", "decimal>", "float>", "double>"} <= kinds
+
+
+def test_the_spark_live_warm_up_runs_once_per_query_in_a_process(tmp_path, monkeypatch):
+    """A second session of the same query and window does not warm up again; another query does."""
+    pytest.importorskip("pyspark")
+    from engines.spark import SparkEngine
+    from engines.spark import live as spark_live
+
+    calls = []
+    real = spark_live.solve
+    monkeypatch.setattr(spark_live, "solve", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 2)
+    monkeypatch.setattr(spark_live, "_WARMED", {})
+    case = burst_case(tmp_path)
+    engine = SparkEngine(mode="streaming")
+    request = request_for(case, engine.info(), case.load_stream())
+    other = replace(request, r2r=request.r2r.replace("SELECT", "SELECT DISTINCT", 1))
+    assert other.r2r != request.r2r
+    for r, expected in ((request, 2), (request, 0), (other, 2)):
+        calls.clear()
+        session = engine.live(r, lambda report: None)
+        session.end()
+        assert len(calls) == expected, r.r2r  # nothing pushed: no window to answer
