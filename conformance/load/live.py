@@ -70,7 +70,8 @@ class Feeder:
     """Pushes a stream's elements in wall-clock time and measures its own lateness.
 
     ``speed``: application milliseconds per wall-clock millisecond (1 = real time, 10 = ten times
-    faster).  ``heartbeat``: seconds between heartbeats while no element is due.  ``until``: the
+    faster).  ``heartbeat``: seconds between heartbeats while no element is due (on the application
+    clock's grid, :meth:`_wait`).  ``until``: the
     application time the clock runs to after the last element (the last window's close)."""
 
     def __init__(self, elements, speed: float = 1.0, heartbeat: float = 0.1, until: int | None = None,
@@ -101,21 +102,33 @@ class Feeder:
         return log
 
     def _wait(self, session, log: FeedLog, t: int) -> None:
-        """Sleep until ``t`` is due, sending a heartbeat every ``heartbeat`` seconds on the way."""
+        """Sleep until ``t`` is due, sending heartbeats on the way: one at each instant of the application
+        clock's grid of ``heartbeat`` seconds (multiples of ``heartbeat`` × 1000 × ``speed`` ms), when it is
+        due.  On that grid, not ``heartbeat`` seconds after the last element: a window whose close lies on
+        it (a whole second, say) learns that time passed the close when it did, not when the next
+        heartbeat or element happens to come (up to ``heartbeat`` later: about 30 ms of every
+        50-station window's delay, docs/load.md)."""
         due = log.wall(t)
+        period = max(1, round(self.heartbeat * 1000 * self.speed))  # application ms between heartbeats
         while not self.stop.is_set():
             now = self.clock()
             if now >= due:
                 return
-            self.stop.wait(min(due - now, self.heartbeat))
+            reached = max(log.reached, log.t_first - 1, self._reached(log, now))
+            tick = (reached // period + 1) * period  # the next instant of the grid
+            self.stop.wait(max(0.0, min(due, log.wall(tick)) - now))
             now = self.clock()
             if now < due:
-                reached = log.t_first + math.floor((now - log.start) * 1000 * self.speed)
+                reached = max(self._reached(log, now), tick if now >= log.wall(tick) else reached)
                 if max(log.reached, log.t_first - 1) < reached < t:  # none before the first element
                     session.push(reached, [])
                     log.reached = reached
                     log.heartbeats += 1
         raise LiveStopped("the live run was stopped (timeout)")
+
+    def _reached(self, log: FeedLog, now: float) -> int:
+        """The application time the clock has reached at wall-clock ``now``."""
+        return log.t_first + math.floor((now - log.start) * 1000 * self.speed)
 
 
 class LiveStopped(RuntimeError):
