@@ -101,6 +101,45 @@ def test_heartbeats_come_on_the_application_clocks_grid_so_a_close_is_known_when
     assert beats == sorted(set(beats)) and all(60 < t < 1060 for t in beats)
 
 
+class Frozen(Recorder):
+    """A live session that records, at each push, how many objects the garbage collector leaves alone."""
+
+    def __init__(self):
+        super().__init__()
+        self.frozen = []
+
+    def push(self, t, elements):
+        import gc
+
+        super().push(t, elements)
+        self.frozen.append(gc.get_freeze_count())
+
+    def end(self):
+        pass
+
+
+def test_while_feeding_what_was_made_before_is_out_of_the_collectors_way_and_back_after(tmp_path):
+    """A full collection walks every tracked object holding the interpreter lock (0.6 s at 10,000
+    stations, the feeder as late): while feeding, the stream and everything made before are frozen
+    (``gc.freeze``), and after the run they are the collector's again."""
+    import gc
+
+    class Adapter:
+        def live(self, request, emit):
+            self.session = Frozen()
+            return self.session
+
+    case = burst_case(tmp_path)
+    adapter = Adapter()
+    engine = ReferenceEngine()
+    request = request_for(case, engine.info(), case.load_stream())
+    before = gc.get_freeze_count()
+    run_live(adapter, request, speed=20.0, heartbeat=0.05, sample_every=0.5, timeout=60)
+    frozen = adapter.session.frozen
+    assert frozen and min(frozen) > len(request.stream.elements)  # the elements at least, each an object
+    assert gc.get_freeze_count() == before == 0
+
+
 def assert_lateness_is_what_the_session_saw(log, session):
     """The feeder's own lateness per group against the session's clock: read just before the push, so at
     most what the session saw, and not much less."""
@@ -345,11 +384,14 @@ def test_spark_live_keeps_a_segment_that_no_job_has_read_yet(tmp_path, monkeypat
     assert not session.folder.exists()
 
 
-def test_spark_live_runs_closed_windows(tmp_path):
+def test_spark_live_runs_closed_windows(tmp_path, monkeypatch):
     """YABench's closed [o, c] windows live: an element stamped at a close is in the window that closes
     there (the burst case's elements at 1000 and 2000 ms: 4 more solutions in windows 1 and 2)."""
     pytest.importorskip("pyspark")
     from engines.spark import SparkEngine
+    from engines.spark import live as spark_live
+
+    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 3)
 
     case = burst_case(tmp_path)
     engine = SparkEngine(mode="streaming")
