@@ -225,6 +225,7 @@ class SparkLive:
         return 0.0
 
     def _work(self) -> None:
+        error: BaseException | None = None
         try:
             while True:
                 with self.cond:
@@ -241,11 +242,13 @@ class SparkLive:
                 if ended:
                     return
         except Cancelled as exc:
-            self.error = exc
+            error = exc
         except Exception as exc:  # noqa: BLE001 - the engine's failure, raised by push() and end()
-            self.error = Failed(f"the Spark engine's live job failed: {summary(exc)}")
+            error = Failed(f"the Spark engine's live job failed: {summary(exc)}")
         finally:
             self._cleanup()
+            # said only once the blocks and files are gone: push() raises it, and the run may end at once
+            self.error = error
 
     def _step(self, pushes, now: int | None, last: int | None, ended: bool) -> None:
         """What the worker does with the pushes it took: cut a segment, and answer the windows that
