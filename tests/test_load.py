@@ -670,3 +670,24 @@ def test_the_spark_live_warm_up_runs_once_per_query_in_a_process(tmp_path, monke
         session = engine.live(r, lambda report: None)
         session.end()
         assert len(calls) == expected, r.r2r  # nothing pushed: no window to answer
+
+
+def test_the_spark_live_warm_up_stops_at_its_time_budget_and_does_not_start_again(tmp_path, monkeypatch):
+    """A slow query's warm-up ends at WARM_UP_SECONDS (a budget already spent: no run), and the process
+    counts that query as warmed."""
+    pytest.importorskip("pyspark")
+    from engines.spark import SparkEngine
+    from engines.spark import live as spark_live
+
+    calls = []
+    real = spark_live.solve
+    monkeypatch.setattr(spark_live, "solve", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 50)
+    monkeypatch.setattr(spark_live, "WARM_UP_SECONDS", -1.0)
+    monkeypatch.setattr(spark_live, "_WARMED", {})
+    case = burst_case(tmp_path)
+    engine = SparkEngine(mode="streaming")
+    request = request_for(case, engine.info(), case.load_stream())
+    for _ in range(2):
+        engine.live(request, lambda report: None).end()
+    assert not calls and list(spark_live._WARMED.values()) == [50]

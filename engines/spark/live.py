@@ -60,6 +60,7 @@ from engines.spark.windowjob import (
 
 WARM_UP_RUNS = 120  # the close's job over made-up data, per query and window in a process (see _warm_up)
 WARM_UP_SOLUTIONS = 250  # of the query's patterns, in that data
+WARM_UP_SECONDS = 30.0  # or until this long has passed (a join's job is slower: 120 runs took some 45 s)
 _WARMED: dict[tuple, int] = {}  # (query, window, t0) -> warm-up runs this process's JVM has done
 SEGMENT_LINES = 20_000  # between closes, a segment is parsed once this many lines have gathered
 CUT_AFTER = 0.25  # s: or once its oldest push has waited this long (a light load: little left for the close)
@@ -126,15 +127,19 @@ class SparkLive:
         window's job took 5.7 s; then the JVM's JIT compiles the job's code paths as they run, with rows
         (over an empty segment the joins, filters and aggregation never run) and many times: a 50-station
         window's job took 0.23 s after 20 runs over an empty segment, 0.15 s after 20 with rows and about
-        0.09 s after 200 (engines/spark/README.md, "Live")."""
+        0.09 s after 200 (engines/spark/README.md, "Live").  At most :data:`WARM_UP_SECONDS`, though."""
         if self.nothing or _WARMED.get(key, 0) >= runs:
             return
         rows = warm_up_rows(self.algebra, WARM_UP_SOLUTIONS, self.t0, self.window.range)
         frame = matchable(self.spark.createDataFrame(rows, SCHEMA), self.algebra) if rows else None
         segment = (assign(self.spark, frame, self.window, self.t0) if frame is not None
                    else self._assigned(str(self._empty()))).localCheckpoint(eager=True)
+        started = time.monotonic()
         try:
             for k in range(_WARMED.get(key, 0), runs):
+                if time.monotonic() - started > WARM_UP_SECONDS:
+                    _WARMED[key] = runs  # warm enough: a process warms a query up once
+                    break
                 tail = self._values_of(rows[k % len(rows):][:20]) if rows else None
                 last = None if tail is None else assign(self.spark, tail, self.window, self.t0).localCheckpoint(eager=False)
                 try:
