@@ -691,3 +691,13 @@ def test_the_spark_live_warm_up_stops_at_its_time_budget_and_does_not_start_agai
     for _ in range(2):
         engine.live(request, lambda report: None).end()
     assert not calls and list(spark_live._WARMED.values()) == [50]
+
+
+@pytest.mark.parametrize("field", ["heartbeat", "sample", "timeout"])
+def test_an_experiment_period_of_zero_is_refused_naming_the_file_and_field(tmp_path, field):
+    """A zero heartbeat would have the feeder push every millisecond, flat out; a zero sample or timeout
+    makes no sense either: each is a clear error naming the file and the field, before any run."""
+    config = tmp_path / "zero.yaml"
+    config.write_text(f"name: z\nloads: [weather.filter]\n{field}: 0ms\n")
+    with pytest.raises(load.ExperimentError, match=f"zero.yaml: field {field}: '0ms' is no period"):
+        load.read_experiment(config)

@@ -57,9 +57,13 @@ def read_experiment(path: Path) -> Experiment:
         if key not in data:
             return default
         try:
-            return parse_duration(data[key]) / 1000.0
+            value = parse_duration(data[key]) / 1000.0
         except ValueError as exc:
             raise ExperimentError(f"{path}: field {key}: {exc}") from None
+        if value <= 0:  # a zero heartbeat would have the feeder push every millisecond, flat out
+            raise ExperimentError(f"{path}: field {key}: {data[key]!r} is no period; give a duration above zero "
+                                  f"(default {default * 1000:g}ms)")
+        return value
     return Experiment(name=data["name"], loads=tuple(data["loads"]), speed=float(data.get("speed", 1.0)),
                       repeat=int(data.get("repeat", 1)), heartbeat=seconds("heartbeat", 0.1),
                       sample=seconds("sample", 1.0), timeout=seconds("timeout", 600.0),
