@@ -39,6 +39,7 @@ from rdflib.namespace import XSD
 
 from engines.contract import RunRequest
 from engines.spark import ingest
+from engines.spark.algebra import triple_patterns
 from engines.spark.reporter import Reporter, template_of
 from engines.spark.session import session
 from engines.spark.sqlterms import n3, sql_string
@@ -54,7 +55,6 @@ from engines.spark.windowjob import (
     release,
     solve,
     static_frame,
-    triple_patterns,
     window_instances,
 )
 
@@ -130,9 +130,8 @@ class SparkLive:
         0.09 s after 200 (engines/spark/README.md, "Live").  At most :data:`WARM_UP_SECONDS`, though."""
         if self.nothing or _WARMED.get(key, 0) >= runs:
             return
-        rows = warm_up_rows(self.algebra, WARM_UP_SOLUTIONS, self.t0, self.window.range)
-        frame = matchable(self.spark.createDataFrame(rows, SCHEMA), self.algebra) if rows else None
-        segment = (assign(self.spark, frame, self.window, self.t0) if frame is not None
+        rows = warm_up_rows(self.algebra, WARM_UP_SOLUTIONS, self.t0, self.window.range)  # all matchable
+        segment = (assign(self.spark, self.spark.createDataFrame(rows, SCHEMA), self.window, self.t0) if rows
                    else self._assigned(str(self._empty()))).localCheckpoint(eager=True)
         started = time.monotonic()
         try:

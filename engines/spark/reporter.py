@@ -5,10 +5,10 @@ streaming and live mode alike."""
 from __future__ import annotations
 
 from rdflib import BNode, Literal, URIRef, Variable
-from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.util import from_n3
 
 from engines import r2s
+from engines.spark.algebra import triple_patterns
 from oracle.model import ObservedReport
 
 
@@ -79,12 +79,5 @@ def template_of(algebra) -> list | None:
     if algebra.template is not None:
         return list(algebra.template)
     found: list = []
-
-    def walk(node):
-        if isinstance(node, CompValue):
-            if node.name == "BGP":
-                found.extend(node.triples)
-            for value in node.values():
-                walk(value)
-    walk(algebra.p)
+    triple_patterns(algebra.p, found)
     return found

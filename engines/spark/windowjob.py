@@ -7,9 +7,9 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 from rdflib import URIRef
-from rdflib.plugins.sparql.parserutils import CompValue
 
 from engines.contract import Unsupported
+from engines.spark.algebra import triple_patterns
 from engines.spark.compiler import (
     RANK,
     G,
@@ -49,20 +49,6 @@ def window_instances(window, t0: int, last: int | None) -> list[tuple[int, int]]
         out.append((o, o + window.range))
         k += 1
     return out
-
-
-def triple_patterns(node, found: list) -> bool:
-    """Collect the triple patterns of the query's basic graph patterns into ``found``; False if some
-    pattern is hidden from it (an untranslated FILTER [NOT] EXISTS pattern)."""
-    if isinstance(node, CompValue):
-        if node.name == "BGP":
-            found.extend(node.triples)
-        if node.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
-            return False
-        return all(triple_patterns(v, found) for v in node.values())
-    if isinstance(node, (list, tuple)):
-        return all(triple_patterns(v, found) for v in node)
-    return True
 
 
 NOTHING = "false"  # the keep condition of a query without triple patterns: no triple can match
