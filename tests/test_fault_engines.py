@@ -9,19 +9,19 @@ import pytest
 from conformance.corpus.cases import load_corpus
 from conformance.run.harness import request_for, run_case
 from engines.faults import (
-    EveryChangePointEngine,
-    IgnoredSlideEngine,
-    ShiftedT0Engine,
     COUNT_FAULTS,
     FAULTS,
     MULTI_WINDOW_FAULTS,
     VALIDITY_FAULTS,
     ClosedValidityEngine,
     DstreamLateEngine,
+    EveryChangePointEngine,
+    IgnoredSlideEngine,
     KeepsOldVersionsEngine,
     OneWindowEngine,
     PollOffByOneEngine,
     ReplacesBySubjectEngine,
+    ShiftedT0Engine,
 )
 from oracle.findings import FINDINGS
 
@@ -317,8 +317,10 @@ def test_the_oracle_without_a_flush_agrees_with_an_engine_that_drops_among_sever
 def test_a_dropped_language_tag_is_named_as_such():
     """An engine that drops language tags only (numbers keep their datatype): on edges.language-tags the
     kit says which part of its literals it drops, and that the lexical forms are kept."""
-    from rdflib import Literal
     from dataclasses import replace
+
+    from rdflib import Literal
+
     from engines.reference import ReferenceEngine
 
     class NoLanguage(ReferenceEngine):
