@@ -393,6 +393,26 @@ def test_reports_parse_each_term_text_once_and_keep_every_value():
     assert all(x is firsts[0] for x in firsts)
 
 
+def test_a_literal_larger_than_a_memory_page_is_joined_deduplicated_and_reported_whole(tmp_path):
+    """The session's memory pages are 2 MB (engines/spark/session.py): a hash join's table, the BGP's
+    de-duplication and the lines per window must still take a 3 MB literal, each in a page of its own.
+    Worked out by hand: window [0, 5 s) holds <a> p "x…x" and <a> q <b> twice (one solution: a window's
+    content is a set), window [5, 10 s) holds only <c> q <d> (no solution)."""
+    from oracle.model import WindowSpec
+
+    big = "x" * 3_000_000
+    path = tmp_path / "stream.nt"
+    path.write_text(f'<http://ex.org/a> <http://ex.org/p> "{big}" "1000" .\n'
+                    '<http://ex.org/a> <http://ex.org/q> <http://ex.org/b> "2000" .\n'
+                    '<http://ex.org/a> <http://ex.org/q> <http://ex.org/b> "3000" .\n'
+                    '<http://ex.org/c> <http://ex.org/q> <http://ex.org/d> "6000" .\n')
+    query = "SELECT ?v ?y WHERE { ?s <http://ex.org/p> ?v . ?s <http://ex.org/q> ?y }"
+    reports = SparkEngine().run_file(str(path), "yabench", query, WindowSpec(5000, 5000), "rstream")
+    assert [r.window for r in reports] == [(0, 5000), (5000, 10000)]
+    assert reports[0].solutions == [{"v": Literal(big), "y": URIRef("http://ex.org/b")}]
+    assert reports[1].solutions == []
+
+
 def test_the_session_uses_the_parallel_collector_unless_told_otherwise():
     import os
 
