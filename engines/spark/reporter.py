@@ -39,7 +39,9 @@ class Reporter:
         return found
 
     def report(self, form: str, opening: int, closing: int, rows: list[dict]) -> ObservedReport:
-        current = [{name: self.cached(value) for name, value in row.items() if value is not None} for row in rows]
+        parsed, cached = self.parsed, self.cached  # a lookup first: most values are parsed already
+        current = [{name: parsed[value] if value in parsed else cached(value)
+                    for name, value in row.items() if value is not None} for row in rows]
         if form == "CONSTRUCT":
             current = construct(self.template, current)
         out = bool(current) if form == "ASK" else r2s.apply(self.operator, current, self.previous)

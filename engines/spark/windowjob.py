@@ -124,7 +124,8 @@ def assign(spark, triples: DataFrame, window, t0: int, count: int | None = None,
 
 def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: int, last: int | None, algebra,
              only: list[int] | None = None):
-    """(query form, window borders, {k: [row as {var: N-Triples term}]}) for triples (s, p, o, t),
+    """(query form, window borders, {k: [row as {var: N-Triples term}, unbound variables left out]}) for
+    triples (s, p, o, t),
     for every window instance or ``only`` the given ones.
 
     ``triples`` and ``static`` are already only what the query can match (:func:`matchable`; each
@@ -211,7 +212,8 @@ def _solve(spark, shared: DataFrame, static: DataFrame | None, algebra, only: li
     reach = None
     for k, found, mark in (tuple(r) for r in collected):
         if mark is None:
-            by_window[k] = [dict(zip(projected, (v or None for v in text.split("\n")))) for text in found]
+            # an unbound value ('') is left out of its row
+            by_window[k] = [{name: v for name, v in zip(projected, text.split("\n")) if v} for text in found]
         else:
             reach = k if reach is None else max(reach, k)
             if mark:
