@@ -1,0 +1,118 @@
+"""The CPU a live run of the Spark engine needs at a given speed, part by part, against the cores there
+are: can this machine keep up at all?
+
+Run: python3 bench/live_budget.py [--stations 10000] [--speed 10] [--repeat 5] [--settle 6]
+
+The stream is the weather filter's load (YABench model, 30 s, one reading of 7 triples per station per
+second), built once.  Each part is measured alone, in one run:
+- the kit's feeder pushing the stream at ``--speed`` to a session that does nothing (this process's CPU);
+- the live engine's formatting of every pushed triple into lines (:class:`engines.spark.live.LineWriter`,
+  best of ``--repeat``);
+- Spark answering the whole stream at once from a file (replay, the engine's cheapest path: one job, no
+  per-close overhead), after ``--settle`` warm runs: the JVM's CPU from ``/proc`` and this process's,
+  lowest of ``--repeat``.
+A live run does at least all three within the feed's wall time, so their CPU over that time is a lower
+bound on the cores it needs; above the machine's cores, no design of the live engine keeps up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from conformance.load.live import Feeder  # noqa: E402
+from conformance.streams import generate  # noqa: E402
+from engines.spark import SparkEngine, algebra_of  # noqa: E402
+from engines.spark.live import LineWriter  # noqa: E402
+from engines.spark.windowjob import matchable_predicates  # noqa: E402
+from oracle.model import WindowSpec  # noqa: E402
+
+QUERY = """PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>
+PREFIX weather: <http://knoesis.wright.edu/ssw/ont/weather.owl#>
+SELECT ?sensor ?obs WHERE { ?obs om-owl:observedProperty weather:_AirTemperature ; om-owl:procedure ?sensor ;
+  om-owl:result ?res . ?res om-owl:floatValue ?value . FILTER(?value > 80) }"""
+WINDOW = WindowSpec(5000, 5000)
+
+
+class Null:
+    """A live session that takes every push and does nothing (the feeder's own cost only)."""
+
+    def push(self, t, elements):
+        pass
+
+
+def own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def process_cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stations", type=int, default=10_000)
+    parser.add_argument("--speed", type=float, default=10.0)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--settle", type=int, default=6)
+    args = parser.parse_args()
+    stream = generate.stream("yabench", stations=args.stations, interval=1000, duration=30_000, seed=1430236906)
+    elements = stream.elements
+    triples = sum(len(e.triples) for e in elements)
+    print(f"{args.stations:,} stations: {triples:,} triples over 30 s of stream, fed at speed {args.speed:g}")
+
+    before, started = own_cpu(), time.monotonic()
+    log = Feeder(elements, speed=args.speed, heartbeat=0.1).run(Null())
+    feeder, feed_wall = own_cpu() - before, time.monotonic() - started
+    late = log.summary()["lateness_ms"]["max"]
+
+    writer = LineWriter(matchable_predicates(algebra_of(QUERY)))
+    formatting = float("inf")
+    for _ in range(args.repeat):
+        before = time.process_time()
+        writer.lines(elements)
+        formatting = min(formatting, time.process_time() - before)
+
+    engine = SparkEngine()
+    with tempfile.TemporaryDirectory(prefix="rspconf-bench-") as folder:
+        path = Path(folder) / "stream.txt"
+        with open(path, "w", encoding="utf-8") as out:
+            for e in elements:
+                out.writelines(f'{s.n3()} {p.n3()} {o.n3()} "{e.t}" .\n' for s, p, o in e.triples)
+        for _ in range(args.settle):
+            engine.run_file(str(path), "yabench", QUERY, WINDOW, "rstream")
+        from engines.spark.session import session
+
+        jvm = session().sparkContext._gateway.proc.pid
+        spark_cpu, spark_wall = float("inf"), float("inf")
+        for _ in range(args.repeat):
+            jvm_before, own_before, began = process_cpu(jvm), own_cpu(), time.monotonic()
+            engine.run_file(str(path), "yabench", QUERY, WINDOW, "rstream")
+            spark_wall = min(spark_wall, time.monotonic() - began)
+            spark_cpu = min(spark_cpu, process_cpu(jvm) - jvm_before + own_cpu() - own_before)
+
+    total = feeder + formatting + spark_cpu
+    cores = os.cpu_count() or 1
+    print(f"{'part':<52} {'CPU s':>7}")
+    print(f"{'the feeder (a session that does nothing)':<52} {feeder:>7.2f}   (pushed at most {late:.0f} ms late)")
+    print(f"{'the live engine formatting the pushed triples':<52} {formatting:>7.2f}")
+    print(f"{'Spark answering the whole stream from a file':<52} {spark_cpu:>7.2f}   ({spark_wall:.2f} s wall, best)")
+    print(f"{'together':<52} {total:>7.2f}")
+    print(f"the feed lasts {feed_wall:.2f} s: at least {total / feed_wall:.2f} cores needed, {cores} here"
+          f" ({'cannot keep up' if total / feed_wall > cores else 'may keep up'}); without the formatting "
+          f"{(total - formatting) / feed_wall:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
