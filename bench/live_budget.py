@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.live_feeder import Null  # noqa: E402
 from conformance.load.live import Feeder  # noqa: E402
 from conformance.streams import generate  # noqa: E402
 from engines.spark import SparkEngine, algebra_of  # noqa: E402
@@ -40,13 +41,6 @@ PREFIX weather: <http://knoesis.wright.edu/ssw/ont/weather.owl#>
 SELECT ?sensor ?obs WHERE { ?obs om-owl:observedProperty weather:_AirTemperature ; om-owl:procedure ?sensor ;
   om-owl:result ?res . ?res om-owl:floatValue ?value . FILTER(?value > 80) }"""
 WINDOW = WindowSpec(5000, 5000)
-
-
-class Null:
-    """A live session that takes every push and does nothing (the feeder's own cost only)."""
-
-    def push(self, t, elements):
-        pass
 
 
 def own_cpu() -> float:
