@@ -9,8 +9,8 @@ second), built once.  Each part is measured alone, in one run:
 - the live engine's formatting of every pushed triple into lines (:class:`engines.spark.live.LineWriter`,
   best of ``--repeat``);
 - Spark answering the whole stream at once from a file (replay, the engine's cheapest path: one job, no
-  per-close overhead), after ``--settle`` warm runs: the JVM's CPU from ``/proc`` and this process's,
-  lowest of ``--repeat``.
+  per-close overhead; the file cached by ``bench/spark_replay.py``), after ``--settle`` warm runs: the
+  CPU of this process and the JVM from ``/proc``, lowest of ``--repeat``.
 A live run does at least all three within the feed's wall time, so their CPU over that time is a lower
 bound on the cores it needs; above the machine's cores, no design of the live engine keeps up.
 """
@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -29,28 +27,22 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.live_feeder import Null  # noqa: E402
+from bench.live_lines import QUERY  # noqa: E402
+from bench.spark_replay import WINDOW, stream_file  # noqa: E402
 from conformance.load.live import Feeder  # noqa: E402
+from conformance.load.resources import usage  # noqa: E402
 from conformance.streams import generate  # noqa: E402
 from engines.spark import SparkEngine, algebra_of  # noqa: E402
 from engines.spark.live import LineWriter  # noqa: E402
 from engines.spark.windowjob import matchable_predicates  # noqa: E402
-from oracle.model import WindowSpec  # noqa: E402
-
-QUERY = """PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>
-PREFIX weather: <http://knoesis.wright.edu/ssw/ont/weather.owl#>
-SELECT ?sensor ?obs WHERE { ?obs om-owl:observedProperty weather:_AirTemperature ; om-owl:procedure ?sensor ;
-  om-owl:result ?res . ?res om-owl:floatValue ?value . FILTER(?value > 80) }"""
-WINDOW = WindowSpec(5000, 5000)
 
 
-def own_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def process_cpu(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def cpu() -> float:
+    """CPU seconds used so far by this process and its children (the Spark JVM, once started)."""
+    used = usage(os.getpid())
+    if used is None:
+        raise SystemExit("bench/live_budget.py reads CPU time from /proc: run it on Linux")
+    return used[0]
 
 
 def main() -> int:
@@ -65,9 +57,9 @@ def main() -> int:
     triples = sum(len(e.triples) for e in elements)
     print(f"{args.stations:,} stations: {triples:,} triples over 30 s of stream, fed at speed {args.speed:g}")
 
-    before, started = own_cpu(), time.monotonic()
+    before, started = cpu(), time.monotonic()
     log = Feeder(elements, speed=args.speed, heartbeat=0.1).run(Null())
-    feeder, feed_wall = own_cpu() - before, time.monotonic() - started
+    feeder, feed_wall = cpu() - before, time.monotonic() - started
     late = log.summary()["lateness_ms"]["max"]
 
     writer = LineWriter(matchable_predicates(algebra_of(QUERY)))
@@ -78,22 +70,15 @@ def main() -> int:
         formatting = min(formatting, time.process_time() - before)
 
     engine = SparkEngine()
-    with tempfile.TemporaryDirectory(prefix="rspconf-bench-") as folder:
-        path = Path(folder) / "stream.txt"
-        with open(path, "w", encoding="utf-8") as out:
-            for e in elements:
-                out.writelines(f'{s.n3()} {p.n3()} {o.n3()} "{e.t}" .\n' for s, p, o in e.triples)
-        for _ in range(args.settle):
-            engine.run_file(str(path), "yabench", QUERY, WINDOW, "rstream")
-        from engines.spark.session import session
-
-        jvm = session().sparkContext._gateway.proc.pid
-        spark_cpu, spark_wall = float("inf"), float("inf")
-        for _ in range(args.repeat):
-            jvm_before, own_before, began = process_cpu(jvm), own_cpu(), time.monotonic()
-            engine.run_file(str(path), "yabench", QUERY, WINDOW, "rstream")
-            spark_wall = min(spark_wall, time.monotonic() - began)
-            spark_cpu = min(spark_cpu, process_cpu(jvm) - jvm_before + own_cpu() - own_before)
+    path, _ = stream_file(args.stations * 7 * 31)  # the same stream as a file (bench/spark_replay.py's cache)
+    for _ in range(args.settle):
+        engine.run_file(str(path), "yabench", QUERY, WINDOW, "rstream")
+    spark_cpu, spark_wall = float("inf"), float("inf")
+    for _ in range(args.repeat):
+        before, began = cpu(), time.monotonic()
+        engine.run_file(str(path), "yabench", QUERY, WINDOW, "rstream")
+        spark_wall = min(spark_wall, time.monotonic() - began)
+        spark_cpu = min(spark_cpu, cpu() - before)
 
     total = feeder + formatting + spark_cpu
     cores = os.cpu_count() or 1
