@@ -355,6 +355,18 @@ def test_replay_file_answers_windows_the_query_cannot_see_and_flushes_to_the_las
     assert len(windows) == 6
     assert {k: [r["x"] for r in found] for k, found in rows.items()} == {
         0: ["<http://ex.org/b>"], 1: [], 2: [], 3: [], 4: ["<http://ex.org/e>"], 5: []}
+    # windows of 2 s every 5 s: the last triple (27 s) lies between window 5 [25, 27) and window 6, and
+    # still started window 5; b (2 s), c (7 s) and the q triple at 12 s are in no window at all
+    _, windows, rows = replay_file(str(path), "yabench", WindowSpec(2000, 5000),
+                                   prepareQuery(f"SELECT ?x {where}").algebra, 0, "local[2]")
+    assert windows == [(k * 5000, k * 5000 + 2000) for k in range(6)]
+    assert {k: [r["x"] for r in found] for k, found in rows.items()} == {
+        0: [], 1: [], 2: [], 3: [], 4: ["<http://ex.org/e>"], 5: []}
+    # no pattern, so no triple to match: one empty solution in each of the six windows all the same
+    _, windows, rows = replay_file(str(path), "yabench", window, prepareQuery("SELECT (COUNT(*) AS ?n) { }").algebra,
+                                   0, "local[2]")
+    assert len(windows) == 6
+    assert [r[0]["n"] for k, r in sorted(rows.items())] == [f'"1"{integer}'] * 6
     # the window frames, checkpointed for the jobs, are released with them (not left to the JVM's GC).
     # Other tests in this process may have persisted frames of their own, which the GC may drop meanwhile:
     # only new ones count

@@ -330,7 +330,7 @@ class SparkLive:
             windowed = parts[0] if parts else self._assigned(str(self._empty()))
             for part in parts[1:]:
                 windowed = windowed.unionByName(part)
-            self.form, rows, held, _ = solve(self.spark, windowed, self.static, self.algebra, only)
+            self.form, rows, held = solve(self.spark, windowed, self.static, self.algebra, only)
             rows = answers(rows, held, only)
             for k in only:
                 o, c = windows[k]

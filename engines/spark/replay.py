@@ -4,17 +4,22 @@ itself: :mod:`engines.spark.windowjob`; count windows, time-annotated data and s
 
 from __future__ import annotations
 
+from pyspark.sql import functions as F
+
 from engines.contract import RunRequest
 from engines.spark import ingest, s2r
 from engines.spark.session import session
 from engines.spark.sqlterms import n3
 from engines.spark.windowjob import (
+    NOTHING,
     SCHEMA,
     answers,
     assign,
     evaluate,
     matchable,
     matchable_condition,
+    observe_last,
+    observed_last,
     solve,
     static_frame,
     window_instances,
@@ -41,11 +46,21 @@ def replay(request: RunRequest, algebra, t0: int, master: str):
 def replay_file(path: str, fmt: str, window, algebra, t0: int, master: str):
     """Replay a stream file read by Spark itself (see :mod:`engines.spark.ingest`): one job, one scan
     of the file, which parses it, assigns the triples the query can match to their windows, answers
-    the query and tells how far the stream went (:func:`assign`).  No bound on the window number is
-    needed: a triple only lands in windows that start by its time."""
+    the query and observes the stream's latest time (:func:`observe_last`), to which the windows are
+    flushed.  No bound on the window number is needed: a triple only lands in windows that start by
+    its time."""
     spark = session(master)
-    windowed = assign(spark, ingest.read(spark, path, fmt), window, t0, keep=matchable_condition(algebra))
-    form, rows, held, reach = solve(spark, windowed, None, algebra)
-    # the windows that started by the last element: every one up to the highest index reached
-    windows = window_instances(window, t0, None if reach is None else t0 + reach * window.slide)
+    stream = ingest.read(spark, path, fmt)
+    keep = matchable_condition(algebra)
+    if keep == NOTHING:
+        # no triple can match, and a filter that drops every row has the optimizer prune the scan
+        # below it, an observation with it: the latest time is a job of its own
+        last = stream.agg(F.max("t")).first()[0]
+        form, rows, held = solve(spark, assign(spark, stream.where(keep), window, t0), None, algebra)
+    else:
+        observed = observe_last(stream)
+        windowed = assign(spark, observed if keep is None else observed.where(keep), window, t0)
+        form, rows, held = solve(spark, windowed, None, algebra)
+        last = observed_last(windowed)
+    windows = window_instances(window, t0, last)
     return form, windows, answers(rows, held, range(len(windows)))

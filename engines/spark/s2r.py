@@ -53,7 +53,7 @@ def evaluate_new(spark, windowed: DataFrame, static, algebra, borders: list[tupl
     only = list(range(done, len(borders)))
     if not only:
         return None, borders, {}
-    form, rows, held, _ = solve(spark, windowed.repartition(partitions(spark), K), static, algebra, only, graphs)
+    form, rows, held = solve(spark, windowed.repartition(partitions(spark), K), static, algebra, only, graphs)
     return form, borders, answers(rows, held, only)
 
 

@@ -5,6 +5,7 @@ and live mode)."""
 from __future__ import annotations
 
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 from rdflib import URIRef
 
@@ -91,19 +92,16 @@ def partitions(spark) -> int:
 
 
 EMPTY = -1  # a window instance that holds no stream triple: its answer is that of every such window
-# in the collected rows: null for an answer; else the row says the stream reached its window, and
-# whether the window holds a stream triple
+# in the collected rows: null for an answer, true for a window that holds a stream triple
 MARK = "__held"
 LINES = "__lines"  # a window's solutions as lines of text (see _solve)
 
 
-def assign(spark, triples: DataFrame, window, t0: int, count: int | None = None, keep: str | None = None) -> DataFrame:
+def assign(spark, triples: DataFrame, window, t0: int, count: int | None = None) -> DataFrame:
     """``(s, p, o, __k)``: every triple once per window instance ``__k`` that holds it (of the first
     ``count`` instances, or of every instance that has started by the triple), hash-partitioned by
-    ``__k``.  A triple that fails ``keep`` (SQL; see :func:`matchable_condition`) or that no window
-    holds is one row with s, p, o NULL and ``__k`` the index of the last window that started by its
-    time: with those rows the job itself tells how far the stream went (:func:`solve`), for the
-    trailing windows that are flushed, with no separate pass over the stream.
+    ``__k``.  A triple that no window holds (before t0, or between windows that slide by more than their
+    range) is dropped: how far the stream went is observed on its way instead (:func:`observe_last`).
 
     Every operator of a compiled query works window by window (patterns, de-duplication, joins on
     ``__k`` plus shared variables, GROUP BY ``__k``), so with this one exchange none of them needs
@@ -114,12 +112,35 @@ def assign(spark, triples: DataFrame, window, t0: int, count: int | None = None,
     # window k holds t iff t0 + k·β ≤ t < t0 + k·β + ω (SQL text: one py4j call each, not dozens)
     kmin = f"greatest(0, CAST(ceil((t - {t0} - {rng} + 1) / {slide}) AS BIGINT))"
     kmax = f"CAST(floor((t - {t0}) / {slide}) AS BIGINT)"
-    inside = f"({keep or 'true'}) AND {kmax} >= {kmin}"
-    windowed = triples.selectExpr(*(f"IF({inside}, {c}, NULL) AS {c}" for c in ("s", "p", "o")),
-                                  f"explode(IF({inside}, sequence({kmin}, {kmax}), array({kmax}))) AS {K}")
+    windowed = (triples.where(f"{kmax} >= {kmin}")
+                .selectExpr("s", "p", "o", f"explode(sequence({kmin}, {kmax})) AS {K}"))
     if count is not None:
         windowed = windowed.where(f"{K} < {count}")
     return windowed.repartition(partitions(spark), K)
+
+
+LAST = "__last"  # the name of the observation of a stream's latest time (observe_last)
+
+
+def observe_last(triples: DataFrame) -> DataFrame:
+    """``triples`` observing their latest time ``t`` as the job reads them (:func:`observed_last`):
+    the trailing windows that only triples the query cannot match have started are flushed too, with
+    no second pass over the stream and without carrying those triples through the job."""
+    return triples.observe(LAST, F.max("t").alias("t"))
+
+
+def observed_last(windowed: DataFrame) -> int | None:
+    """The latest time :func:`observe_last` saw under ``windowed`` (None for no triple), once a job has
+    computed ``windowed``.  Read off the plan that job ran: the lazy checkpoint of :func:`solve` runs
+    the plan inside the query's job, while pyspark's ``Observation`` would report when the checkpoint
+    is made, before any row is read."""
+    jvm = windowed.sparkSession._jvm
+    collector = getattr(getattr(jvm.org.apache.spark.sql.execution, "CollectMetricsExec$"), "MODULE$")
+    found = collector.collect(windowed._jdf.queryExecution().executedPlan()).get(LAST)
+    if found.isEmpty():
+        raise RuntimeError(f"no {LAST} observation in the job's plan: was it pruned?")
+    row = found.get()
+    return None if row.isNullAt(0) else row.getLong(0)
 
 
 def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: int, last: int | None, algebra,
@@ -131,16 +152,15 @@ def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: in
     ``triples`` and ``static`` are already only what the query can match (:func:`matchable`; each
     caller filters once, where it reads the stream)."""
     windows = window_instances(window, t0, last)
-    form, rows, held, _ = solve(spark, assign(spark, triples, window, t0, len(windows)), static, algebra, only)
+    form, rows, held = solve(spark, assign(spark, triples, window, t0, len(windows)), static, algebra, only)
     return form, windows, answers(rows, held, range(len(windows)) if only is None else only)
 
 
 def solve(spark, windowed: DataFrame, static: DataFrame | None, algebra, only: list[int] | None = None,
           graphs: bool = False):
-    """(query form, {k: rows}, the windows that hold a stream triple, the highest window index the
-    stream reached or None) over triples assigned to their windows (:func:`assign`), ``only`` the
-    given windows if set.  Rows are computed for the windows that hold a stream triple and for
-    :data:`EMPTY`.
+    """(query form, {k: rows}, the windows that hold a stream triple) over triples assigned to their
+    windows (:func:`assign`), ``only`` the given windows if set.  Rows are computed for the windows
+    that hold a stream triple and for :data:`EMPTY`.
 
     One Spark job, whatever the query: the windowed triples become a leaf of the query's plan (a
     lazy local checkpoint), computed once when the job reaches it and read by every triple pattern.
@@ -163,14 +183,14 @@ def release(checkpointed: DataFrame) -> None:
 def solve_sql(names: dict[str, str], algebra, only: list[int] | None, graphs: bool = False) -> tuple[str, str, list[str]]:
     """(query form, SQL, projected variable names) of the whole job over the views
     named ``names["shared"]`` (the windowed triples, :func:`assign`) and, if given, ``names["static"]``:
-    the query per window as lines of text, plus, in the same job, each window that some stream
-    triple reached and whether it holds one.  One text, analysed once (:mod:`engines.spark.compiler`)."""
-    keep = "s IS NOT NULL"
+    the query per window as lines of text, plus, in the same job, each window that holds a stream
+    triple.  One text, analysed once (:mod:`engines.spark.compiler`)."""
+    keep = "true"
     if only is not None:
         # compared as text: a number literal is written into the generated Java code and a string
         # literal is not, so a live run's closes (a new window index each) reuse one compiled class
         # instead of generating and compiling anew (some 40 ms a close at 50 stations)
-        keep += f" AND CAST({K} AS STRING) IN ({', '.join(repr(str(int(k))) for k in only)})" if only else " AND false"
+        keep = f"CAST({K} AS STRING) IN ({', '.join(repr(str(int(k))) for k in only)})" if only else "false"
     g = f", {G}" if graphs else ""  # several windows: each triple's named graph (compiler.G)
     ctes = [f"__stream AS (SELECT s, p, o, {K}{g} FROM {names['shared']} WHERE {keep})",
             # each of these windows gets one solution of an empty pattern and one row of an aggregate
@@ -197,7 +217,7 @@ def solve_sql(names: dict[str, str], algebra, only: list[int] | None, graphs: bo
         lines = f"sort_array(collect_list({line}))"
     text = (f"WITH {', '.join(ctes)} "
             f"SELECT {K}, {lines} AS {LINES}, CAST(NULL AS BOOLEAN) AS {MARK} FROM __result GROUP BY {K} "
-            f"UNION ALL SELECT DISTINCT {K}, CAST(NULL AS ARRAY<STRING>) AS {LINES}, s IS NOT NULL AS {MARK}"
+            f"UNION ALL SELECT DISTINCT {K}, CAST(NULL AS ARRAY<STRING>) AS {LINES}, true AS {MARK}"
             f" FROM {names['shared']}")
     return form, text, projected
 
@@ -209,16 +229,13 @@ def _solve(spark, shared: DataFrame, static: DataFrame | None, algebra, only: li
     collected = sql_over(spark, frames, names, text).collect()
     by_window: dict[int, list[dict]] = {}
     windows_held: set[int] = set()
-    reach = None
     for k, found, mark in (tuple(r) for r in collected):
         if mark is None:
             # an unbound value ('') is left out of its row
             by_window[k] = [{name: v for name, v in zip(projected, text.split("\n")) if v} for text in found]
         else:
-            reach = k if reach is None else max(reach, k)
-            if mark:
-                windows_held.add(k)
-    return form, by_window, windows_held, reach
+            windows_held.add(k)
+    return form, by_window, windows_held
 
 
 def answers(rows: dict[int, list[dict]], held: set[int], ks) -> dict[int, list[dict]]:
