@@ -21,6 +21,8 @@ LINES = [
 SPLIT_LITERALS = [
     '<http://ex.org/d> <http://ex.org/p> "two words" .',  # 4 tokens, 3 terms
     '<http://ex.org/e> <http://ex.org/p> "say \\"hi\\" now" .',  # escaped quotes around a space
+    '<http://ex.org/f> <http://ex.org/p> " " .',  # a lone quote each side: neither ends a literal
+    '<http://ex.org/g> <http://ex.org/p> "1 2"^^<http://ex.org/dt> .',  # the second piece ends one
 ]
 
 
@@ -36,6 +38,8 @@ def test_fast_path_and_regex_path_give_the_same_terms():
         ("<http://ex.org/c>", "<http://ex.org/p>", "<http://ex.org/o>", ""),
         ("<http://ex.org/d>", "<http://ex.org/p>", '"two words"', ""),
         ("<http://ex.org/e>", "<http://ex.org/p>", '"say \\"hi\\" now"', ""),
+        ("<http://ex.org/f>", "<http://ex.org/p>", '" "', ""),
+        ("<http://ex.org/g>", "<http://ex.org/p>", '"1 2"^^<http://ex.org/dt>', ""),
     ]
 
 

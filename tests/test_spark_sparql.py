@@ -222,3 +222,12 @@ def test_construct_makes_one_graph_per_window_from_the_template(engine):
     plain = {t for t in triples if not any(x.startswith("_:") for x in t)}
     assert plain == {(f"<{X}k>", f"<{X}all>", f"<{X}k>")}  # "x" :u :a and 1 :bad :a have literal subjects
     assert len(triples) == 2 * 2 + 1  # per solution :r and :v; :k :all :k once
+
+
+def test_a_number_is_read_from_ascii_digits_only(engine):
+    """XSD's numeric lexical forms are ASCII: "١٢" (Arabic-Indic digits) typed xsd:integer is ill-typed,
+    so a comparison with it is a type error and the FILTER drops it (Java's BigDecimal would read 12)."""
+    data = ':a :p "\u0661\u0662"^^xsd:integer . :b :p "12"^^xsd:integer . :c :p "7"^^xsd:decimal .'
+    assert answers(engine, data, "SELECT ?s { ?s :p ?v FILTER(?v > 3) }") == [{"s": I("b")}, {"s": I("c")}]
+    assert answers(engine, data, "SELECT (SUM(?v) AS ?n) { ?s :p ?v FILTER(?s != :a) }") == [
+        {"n": f'"19.0"^^<{XSD.decimal}>'}]

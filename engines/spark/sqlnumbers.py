@@ -31,9 +31,9 @@ from engines.spark.sqlterms import (
     n3,
     number,
     numeric_code,
+    numeric_lexical,
     refuse,
     sql_string,
-    typed_literal,
 )
 
 EXACT = "DECIMAL(38,18)"
@@ -57,9 +57,8 @@ def numeric(v: Value) -> Value:
     if v.kind != "term":
         raise Unsupported("a boolean used as a number")
     code = numeric_code(v.sql)
-    _, lex, _ = typed_literal(v.sql)
     value = number(v.sql)
-    return typed_number(value, code, f"CASE WHEN ({code}) <= {DECIMAL} THEN try_cast({lex} AS {EXACT}) END")
+    return typed_number(value, code, f"CASE WHEN ({code}) <= {DECIMAL} THEN try_cast({numeric_lexical(v.sql)} AS {EXACT}) END")
 
 
 def constant(term: Literal) -> Value | None:
@@ -175,8 +174,8 @@ def summands(v: Value, tag: str) -> list[tuple[str, str]]:
     or its double and exact values (a computed number), and whether it is bound.  Written inline, the
     datatype of every value was read three times per solution (a 30 % slower AVG at 10^6 triples)."""
     if v.kind == "term":
-        _, lex, _ = typed_literal(v.sql)
-        return [(f"__t{tag}", numeric_code(v.sql)), (f"__l{tag}", lex), (f"__b{tag}", f"({v.sql}) IS NOT NULL")]
+        return [(f"__t{tag}", numeric_code(v.sql)), (f"__l{tag}", numeric_lexical(v.sql)),
+                (f"__b{tag}", f"({v.sql}) IS NOT NULL")]
     n = numeric(v)
     return [(f"__t{tag}", n.dtype), (f"__d{tag}", n.sql), (f"__x{tag}", n.exact or NO_EXACT), (f"__b{tag}", "true")]
 

@@ -187,6 +187,17 @@ def typed_literal(c: str) -> tuple[str, str, str]:
     return typed, lex, f"substr({after}, 1, length({after}) - 1)"
 
 
+def numeric_lexical(c: str) -> str:
+    """SQL: the lexical form of a typed literal ``"lex"^^<dt>`` to be read as a number: :func:`typed_literal`'s,
+    its length counted in bytes rather than characters.  XSD's numeric lexical forms are ASCII, for which
+    the two agree.  A form with any other character comes out with the closing quote after it, so its cast
+    fails and the value is a type error, as it should be: cut by characters, "١٢"^^xsd:integer (Arabic-Indic
+    digits) was read as 12, since Spark casts a decimal with Java's BigDecimal, which takes any Unicode
+    digit."""
+    after = f"substring_index({c}, {sql_string(TYPED_MARK)}, -1)"
+    return f"substr({c}, 2, octet_length({c}) - octet_length({after}) - {1 + len(TYPED_MARK)})"
+
+
 def numeric_code(c: str) -> str:
     """SQL: the numeric type code of the term in ``c`` (:data:`INTEGER` .. :data:`DOUBLE`), null unless it is
     a literal of an XSD numeric type: one lookup of the text after its last ``"^^<`` in :data:`NUMERIC_MAP`.
@@ -208,8 +219,7 @@ def number(c: str) -> str:
 
 def numeric_literal(c: str) -> tuple[str, str]:
     """(is a literal of an XSD numeric type, its lexical form as a double or null if ill-typed)."""
-    _, lex, _ = typed_literal(c)
-    return f"({numeric_code(c)} IS NOT NULL)", f"try_cast({lex} AS DOUBLE)"
+    return f"({numeric_code(c)} IS NOT NULL)", f"try_cast({numeric_lexical(c)} AS DOUBLE)"
 
 
 def truthy(x: str) -> str:
