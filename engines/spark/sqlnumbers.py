@@ -58,7 +58,8 @@ def numeric(v: Value) -> Value:
         raise Unsupported("a boolean used as a number")
     code = numeric_code(v.sql)
     value = number(v.sql)
-    return typed_number(value, code, f"CASE WHEN ({code}) <= {DECIMAL} THEN try_cast({numeric_lexical(v.sql)} AS {EXACT}) END")
+    exact = f"CASE WHEN ({code}) <= {DECIMAL} THEN try_cast({numeric_lexical(v.sql)} AS {EXACT}) END"
+    return typed_number(value, code, exact)
 
 
 def constant(term: Literal) -> Value | None:

@@ -188,12 +188,12 @@ def typed_literal(c: str) -> tuple[str, str, str]:
 
 
 def numeric_lexical(c: str) -> str:
-    """SQL: the lexical form of a typed literal ``"lex"^^<dt>`` to be read as a number: :func:`typed_literal`'s,
-    its length counted in bytes rather than characters.  XSD's numeric lexical forms are ASCII, for which
-    the two agree.  A form with any other character comes out with the closing quote after it, so its cast
-    fails and the value is a type error, as it should be: cut by characters, "١٢"^^xsd:integer (Arabic-Indic
-    digits) was read as 12, since Spark casts a decimal with Java's BigDecimal, which takes any Unicode
-    digit."""
+    """SQL: the lexical form of a typed literal ``"lex"^^<dt>`` to be read as a number: that of
+    :func:`typed_literal`, its length counted in bytes rather than characters.  XSD's numeric lexical forms
+    are ASCII, for which the two agree.  A form with any other character comes out with the closing quote
+    after it, so its cast fails and the value is a type error, as it should be.  Cut by characters,
+    "١٢"^^xsd:integer (Arabic-Indic digits) was read as 12: Spark casts a decimal with Java's BigDecimal,
+    which takes any Unicode digit."""
     after = f"substring_index({c}, {sql_string(TYPED_MARK)}, -1)"
     return f"substr({c}, 2, octet_length({c}) - octet_length({after}) - {1 + len(TYPED_MARK)})"
 
