@@ -194,7 +194,8 @@ def total(columns: list[str], average: bool) -> Value:
         exact = f"CASE WHEN {t} <= {DECIMAL} THEN try_cast({names['l']} AS {EXACT}) END"
     else:
         value, exact = names["d"], f"CASE WHEN {t} <= {DECIMAL} THEN {names['x']} END"
-    wrong = f"count(CASE WHEN {b} AND {t} IS NULL THEN 1 END) > 0"
+    # a bound value that is no number, or an ill-typed one ("abc"^^xsd:integer): op:numeric-add fails
+    wrong = f"count(CASE WHEN {b} AND ({t} IS NULL OR ({value}) IS NULL) THEN 1 END) > 0"
     code = (f"CASE WHEN {wrong} THEN NULL ELSE greatest(max({t}), {DECIMAL}) END" if average
             else f"CASE WHEN {wrong} THEN NULL ELSE max({t}) END")
     exact_sum = f"sum({exact})"

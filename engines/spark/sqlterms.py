@@ -187,15 +187,29 @@ def typed_literal(c: str) -> tuple[str, str, str]:
     return typed, lex, f"substr({after}, 1, length({after}) - 1)"
 
 
+# XSD 1.1's lexical spaces of the numeric types, by type code (no backslash: Spark's string literals
+# would read it as an escape)
+LEXICAL_SPACES = {
+    INTEGER: "^[+-]?[0-9]+$",
+    DECIMAL: "^[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)$",
+    FLOAT: "^([+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([Ee][+-]?[0-9]+)?|[+-]?INF|NaN)$",
+}
+
+
 def numeric_lexical(c: str) -> str:
-    """SQL: the lexical form of a typed literal ``"lex"^^<dt>`` to be read as a number: that of
-    :func:`typed_literal`, its length counted in bytes rather than characters.  XSD's numeric lexical forms
-    are ASCII, for which the two agree.  A form with any other character comes out with the closing quote
-    after it, so its cast fails and the value is a type error, as it should be.  Cut by characters,
-    "١٢"^^xsd:integer (Arabic-Indic digits) was read as 12: Spark casts a decimal with Java's BigDecimal,
-    which takes any Unicode digit."""
+    """SQL: the lexical form of a literal of an XSD numeric type, null if it is not in the type's lexical
+    space (ill-typed: a type error wherever it is read as a number).  Spark's casts alone would read
+    forms XSD does not have: ``"1e5"`` or ``"1.0"`` as an integer, ``"1e5"`` as a decimal (Java's
+    BigDecimal takes exponents and any Unicode digit, ``"١٢"`` is 12), ``"5d"`` or ``"0x1p3"`` as a double
+    (Java's suffixes and hexadecimal), surrounding spaces.  The form is :func:`typed_literal`'s, cut by its
+    length in bytes (``octet_length``) rather than in characters, which ``length`` counts along the
+    whole term: the two agree on the ASCII forms that can match."""
     after = f"substring_index({c}, {sql_string(TYPED_MARK)}, -1)"
-    return f"substr({c}, 2, octet_length({c}) - octet_length({after}) - {1 + len(TYPED_MARK)})"
+    lex = f"substr({c}, 2, octet_length({c}) - octet_length({after}) - {1 + len(TYPED_MARK)})"
+    code = numeric_code(c)
+    return (f"CASE WHEN {code} = {INTEGER} THEN IF({lex} RLIKE '{LEXICAL_SPACES[INTEGER]}', {lex}, NULL)"
+            f" WHEN {code} = {DECIMAL} THEN IF({lex} RLIKE '{LEXICAL_SPACES[DECIMAL]}', {lex}, NULL)"
+            f" WHEN {code} IS NOT NULL THEN IF({lex} RLIKE '{LEXICAL_SPACES[FLOAT]}', {lex}, NULL) END")
 
 
 def numeric_code(c: str) -> str:
