@@ -172,17 +172,21 @@ def tagged_literal(c: str) -> str:
     return f"(startswith({c}, '\"') AND NOT endswith({c}, '\"') AND NOT endswith({c}, '>'))"
 
 
+def after_mark(c: str) -> str:
+    """SQL: the text after the last ``"^^<`` of the term in ``c``: ``dt>`` for a typed literal
+    ``"lex"^^<dt>`` (a datatype IRI holds no quote, a lexical form's own quotes are escaped)."""
+    return f"substring_index({c}, {sql_string(TYPED_MARK)}, -1)"
+
+
 def typed_literal(c: str) -> tuple[str, str, str]:
     """SQL (is a typed literal, its lexical form, its datatype IRI) of a term ``"lex"^^<dt>``; the last
     two are meaningless unless the first holds.
 
-    String functions, no regular expression: ``after`` is ``dt>``, the text after the last ``"^^<`` (a
-    datatype IRI holds no quote, a lexical form's own quotes are escaped).  With two regular
-    expressions, and a third on the datatype, numeric values were 7 % of the CPU samples of the filter
-    query at 10^6 triples (JFR)."""
-    mark = sql_string(TYPED_MARK)
-    after = f"substring_index({c}, {mark}, -1)"
-    typed = f"(startswith({c}, '\"') AND endswith({c}, '>') AND contains({c}, {mark}))"
+    String functions, no regular expression (:func:`after_mark`).  With two regular expressions, and a
+    third on the datatype, numeric values were 7 % of the CPU samples of the filter query at 10^6
+    triples (JFR)."""
+    after = after_mark(c)
+    typed = f"(startswith({c}, '\"') AND endswith({c}, '>') AND contains({c}, {sql_string(TYPED_MARK)}))"
     lex = f"substr({c}, 2, length({c}) - length({after}) - {1 + len(TYPED_MARK)})"
     return typed, lex, f"substr({after}, 1, length({after}) - 1)"
 
@@ -204,8 +208,7 @@ def numeric_lexical(c: str) -> str:
     (Java's suffixes and hexadecimal), surrounding spaces.  The form is :func:`typed_literal`'s, cut by its
     length in bytes (``octet_length``) rather than in characters, which ``length`` counts along the
     whole term: the two agree on the ASCII forms that can match."""
-    after = f"substring_index({c}, {sql_string(TYPED_MARK)}, -1)"
-    lex = f"substr({c}, 2, octet_length({c}) - octet_length({after}) - {1 + len(TYPED_MARK)})"
+    lex = f"substr({c}, 2, octet_length({c}) - octet_length({after_mark(c)}) - {1 + len(TYPED_MARK)})"
     code = numeric_code(c)
     return (f"CASE WHEN {code} = {INTEGER} THEN IF({lex} RLIKE '{LEXICAL_SPACES[INTEGER]}', {lex}, NULL)"
             f" WHEN {code} = {DECIMAL} THEN IF({lex} RLIKE '{LEXICAL_SPACES[DECIMAL]}', {lex}, NULL)"
@@ -220,7 +223,7 @@ def numeric_code(c: str) -> str:
     chain of tests it replaces (quote, ``>``, mark, then the datatype against 16 names) made CSRBench Q1's
     one FILTER most of its SQL, costly to analyse while the JVM is not yet warm (a 50-station window's job
     after 25 runs: 0.152 s instead of 0.175 s; the same once warm)."""
-    return f"try_element_at({NUMERIC_MAP}, substring_index({c}, {sql_string(TYPED_MARK)}, -1))"
+    return f"try_element_at({NUMERIC_MAP}, {after_mark(c)})"
 
 
 def number(c: str) -> str:

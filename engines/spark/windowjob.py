@@ -146,8 +146,7 @@ def observed_last(windowed: DataFrame) -> int | None:
 def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: int, last: int | None, algebra,
              only: list[int] | None = None):
     """(query form, window borders, {k: [row as {var: N-Triples term}, unbound variables left out]}) for
-    triples (s, p, o, t),
-    for every window instance or ``only`` the given ones.
+    triples (s, p, o, t), for every window instance or ``only`` the given ones.
 
     ``triples`` and ``static`` are already only what the query can match (:func:`matchable`; each
     caller filters once, where it reads the stream)."""
