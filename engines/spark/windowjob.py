@@ -112,8 +112,10 @@ def assign(spark, triples: DataFrame, window, t0: int, count: int | None = None)
     # window k holds t iff t0 + k·β ≤ t < t0 + k·β + ω (SQL text: one py4j call each, not dozens)
     kmin = f"greatest(0, CAST(ceil((t - {t0} - {rng} + 1) / {slide}) AS BIGINT))"
     kmax = f"CAST(floor((t - {t0}) / {slide}) AS BIGINT)"
-    windowed = (triples.where(f"{kmax} >= {kmin}")
-                .selectExpr("s", "p", "o", f"explode(sequence({kmin}, {kmax})) AS {K}"))
+    # a window no longer than its slide (tumbling, or with gaps) holds a triple at most once: no
+    # generator (explode of a one-element sequence per triple took 25-30 ms of the filter query at 10^6)
+    instance = kmax if rng <= slide else f"explode(sequence({kmin}, {kmax}))"
+    windowed = triples.where(f"{kmax} >= {kmin}").selectExpr("s", "p", "o", f"{instance} AS {K}")
     if count is not None:
         windowed = windowed.where(f"{K} < {count}")
     return windowed.repartition(partitions(spark), K)
