@@ -349,24 +349,24 @@ def test_replay_file_answers_windows_the_query_cannot_see_and_flushes_to_the_las
     form, windows, rows = replay_file(str(path), "yabench", window,
                                       prepareQuery(f"SELECT (COUNT(*) AS ?n) {where}").algebra, 0, "local[2]")
     assert windows == [(k * 5000, k * 5000 + 5000) for k in range(6)]
-    assert [r[0]["n"] for k, r in sorted(rows.items())] == [f'"{n}"{integer}' for n in (1, 0, 0, 0, 1, 0)]
+    assert [r.rows()[0]["n"] for k, r in sorted(rows.items())] == [f'"{n}"{integer}' for n in (1, 0, 0, 0, 1, 0)]
     _, windows, rows = replay_file(str(path), "yabench", window, prepareQuery(f"SELECT ?x {where}").algebra, 0,
                                    "local[2]")
     assert len(windows) == 6
-    assert {k: [r["x"] for r in found] for k, found in rows.items()} == {
+    assert {k: [r["x"] for r in found.rows()] for k, found in rows.items()} == {
         0: ["<http://ex.org/b>"], 1: [], 2: [], 3: [], 4: ["<http://ex.org/e>"], 5: []}
     # windows of 2 s every 5 s: the last triple (27 s) lies between window 5 [25, 27) and window 6, and
     # still started window 5; b (2 s), c (7 s) and the q triple at 12 s are in no window at all
     _, windows, rows = replay_file(str(path), "yabench", WindowSpec(2000, 5000),
                                    prepareQuery(f"SELECT ?x {where}").algebra, 0, "local[2]")
     assert windows == [(k * 5000, k * 5000 + 2000) for k in range(6)]
-    assert {k: [r["x"] for r in found] for k, found in rows.items()} == {
+    assert {k: [r["x"] for r in found.rows()] for k, found in rows.items()} == {
         0: [], 1: [], 2: [], 3: [], 4: ["<http://ex.org/e>"], 5: []}
     # no pattern, so no triple to match: one empty solution in each of the six windows all the same
     _, windows, rows = replay_file(str(path), "yabench", window, prepareQuery("SELECT (COUNT(*) AS ?n) { }").algebra,
                                    0, "local[2]")
     assert len(windows) == 6
-    assert [r[0]["n"] for k, r in sorted(rows.items())] == [f'"1"{integer}'] * 6
+    assert [r.rows()[0]["n"] for k, r in sorted(rows.items())] == [f'"1"{integer}'] * 6
     # the window frames, checkpointed for the jobs, are released with them (not left to the JVM's GC).
     # Other tests in this process may have persisted frames of their own, which the GC may drop meanwhile:
     # only new ones count
@@ -388,21 +388,26 @@ def test_a_query_without_triple_patterns_counts_one_solution_per_window(mode):
 
 
 def test_reports_parse_each_term_text_once_and_keep_every_value():
-    """Rows as the replay job hands them over (N-Triples text, None for unbound), worked out by hand:
-    two windows, one IRI repeated across rows and windows, a literal, an unbound value.  Each report
-    has the rdflib terms of its rows, and the repeated text is one parsed term."""
+    """Solutions as the replay job hands them over (a line of N-Triples texts each, '' for unbound),
+    worked out by hand: three windows, one IRI repeated across solutions and windows, a literal, an
+    unbound value, an IRI with an escape, a window without solutions.  Each report has the rdflib terms
+    of its solutions, and the repeated text is one parsed term."""
     from rdflib import Literal, URIRef
 
+    from engines.spark.reporter import Solutions
+
     a = "<http://ex.org/a>"
-    rows = {0: [{"x": a, "v": '"1"^^<http://www.w3.org/2001/XMLSchema#integer>'}, {"x": a, "v": None}],
-            1: [{"x": a, "v": '"t"@en'}]}
-    reports = SparkEngine.reports("rstream", "SELECT", [(0, 5), (5, 10)], rows)
-    assert [r.window for r in reports] == [(0, 5), (5, 10)]
+    rows = {0: Solutions(("x", "v"), [f'{a}\n"1"^^<http://www.w3.org/2001/XMLSchema#integer>', f"{a}\n"]),
+            1: Solutions(("x", "v"), [f'{a}\n"t"@en', "\n<http://ex.org/\\u0062>"])}
+    reports = SparkEngine.reports("rstream", "SELECT", [(0, 5), (5, 10), (10, 15)], rows)
+    assert [r.window for r in reports] == [(0, 5), (5, 10), (10, 15)]
     assert [sorted(map(sorted, (s.items() for s in r.solutions))) for r in reports] == [
         sorted([[("v", Literal(1)), ("x", URIRef("http://ex.org/a"))], [("x", URIRef("http://ex.org/a"))]]),
-        [[("v", Literal("t", lang="en")), ("x", URIRef("http://ex.org/a"))]]]
-    firsts = [s["x"] for r in reports for s in r.solutions]
-    assert all(x is firsts[0] for x in firsts)
+        sorted([[("v", Literal("t", lang="en")), ("x", URIRef("http://ex.org/a"))],
+                [("v", URIRef("http://ex.org/b"))]]), []]
+    assert all(type(x) is URIRef for r in reports for s in r.solutions for x in s.values() if "//" in x)
+    firsts = [s["x"] for r in reports for s in r.solutions if "x" in s]
+    assert len(firsts) == 3 and all(x is firsts[0] for x in firsts)
 
 
 def test_a_literal_larger_than_a_memory_page_is_joined_deduplicated_and_reported_whole(tmp_path):
@@ -520,7 +525,7 @@ def test_element_state_reports_before_the_end():
     lines = [line.rstrip("\n") for i, e in enumerate(elements[:3]) for line in element_quads(i, e)]
     state.on_batch(spark.createDataFrame([(x,) for x in lines], "value STRING"), 0)
     assert state.borders == [(1, 2)]          # [1, 2] filled; element 3 opened a window still filling
-    assert [r["o"] for r in state.rows[0]] == ['"1"^^<http://www.w3.org/2001/XMLSchema#integer>',
+    assert [r["o"] for r in state.rows[0].rows()] == ['"1"^^<http://www.w3.org/2001/XMLSchema#integer>',
                                               '"2"^^<http://www.w3.org/2001/XMLSchema#integer>']
     lines = [line.rstrip("\n") for i, e in enumerate(elements[3:], 3) for line in element_quads(i, e)]
     state.on_batch(spark.createDataFrame([(x,) for x in lines], "value STRING"), 1)

@@ -31,7 +31,7 @@ from rdflib.plugins.sparql import prepareQuery
 
 from engines.contract import EngineInfo, LiveUnsupported, RunRequest, Unsupported
 from engines.spark import session as spark_session
-from engines.spark.reporter import Reporter, template_of
+from engines.spark.reporter import NONE, Reporter, template_of
 from engines.spark.session import session
 from engines.spark.sqlterms import refusal
 from oracle.model import ObservedReport, WindowSpec
@@ -157,7 +157,7 @@ class SparkEngine:
         """Per window, in order: parse the terms (a CONSTRUCT query's triples made from them with its
         ``template``), apply R2S, stamp with the window and its close time."""
         reporter = Reporter(operator, closed, template)
-        return [reporter.report(form, opening, closing, rows.get(k, [])) for k, (opening, closing) in enumerate(windows)]
+        return [reporter.report(form, opening, closing, rows.get(k, NONE)) for k, (opening, closing) in enumerate(windows)]
 
     def live(self, request: RunRequest, emit):
         """A live session (conformance/load/live.py, streaming mode): a batch job per window close over

@@ -40,7 +40,7 @@ from rdflib.namespace import XSD
 from engines.contract import RunRequest
 from engines.spark import ingest
 from engines.spark.algebra import triple_patterns
-from engines.spark.reporter import Reporter, template_of
+from engines.spark.reporter import NONE, Reporter, template_of
 from engines.spark.session import session
 from engines.spark.sqlterms import n3, sql_string
 from engines.spark.streaming import Cancelled
@@ -334,7 +334,7 @@ class SparkLive:
             rows = answers(rows, held, only)
             for k in only:
                 o, c = windows[k]
-                self.emit(self.reporter.report(self.form, o, c, rows.get(k, [])))
+                self.emit(self.reporter.report(self.form, o, c, rows.get(k, NONE)))
             self.reported = upto
         opening = self.t0 + self.reported * self.window.slide  # the earliest window still open
         keep = []

@@ -19,6 +19,7 @@ from engines.spark.compiler import (
     sql_over,
     view_names,
 )
+from engines.spark.reporter import NONE, Solutions
 from engines.spark.sqlterms import n3, sql_string
 
 SCHEMA = StructType([StructField("s", StringType()), StructField("p", StringType()),
@@ -147,8 +148,8 @@ def observed_last(windowed: DataFrame) -> int | None:
 
 def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: int, last: int | None, algebra,
              only: list[int] | None = None):
-    """(query form, window borders, {k: [row as {var: N-Triples term}, unbound variables left out]}) for
-    triples (s, p, o, t), for every window instance or ``only`` the given ones.
+    """(query form, window borders, {k: :class:`Solutions`}) for triples (s, p, o, t), for every window
+    instance or ``only`` the given ones.
 
     ``triples`` and ``static`` are already only what the query can match (:func:`matchable`; each
     caller filters once, where it reads the stream)."""
@@ -159,8 +160,8 @@ def evaluate(spark, triples: DataFrame, static: DataFrame | None, window, t0: in
 
 def solve(spark, windowed: DataFrame, static: DataFrame | None, algebra, only: list[int] | None = None,
           graphs: bool = False):
-    """(query form, {k: rows}, the windows that hold a stream triple) over triples assigned to their
-    windows (:func:`assign`), ``only`` the given windows if set.  Rows are computed for the windows
+    """(query form, {k: :class:`~engines.spark.reporter.Solutions`}, the windows that hold a stream
+    triple) over triples assigned to their windows (:func:`assign`), ``only`` the given windows if set.  Rows are computed for the windows
     that hold a stream triple and for :data:`EMPTY`.
 
     One Spark job, whatever the query: the windowed triples become a leaf of the query's plan (a
@@ -228,20 +229,20 @@ def _solve(spark, shared: DataFrame, static: DataFrame | None, algebra, only: li
     names = view_names(frames)
     form, text, projected = solve_sql(names, algebra, only, graphs)
     collected = sql_over(spark, frames, names, text).collect()
-    by_window: dict[int, list[dict]] = {}
+    names = tuple(projected)
+    by_window: dict[int, Solutions] = {}
     windows_held: set[int] = set()
     for k, found, mark in (tuple(r) for r in collected):
         if mark is None:
-            # an unbound value ('') is left out of its row
-            by_window[k] = [{name: v for name, v in zip(projected, text.split("\n")) if v} for text in found]
+            by_window[k] = Solutions(names, found)
         else:
             windows_held.add(k)
     return form, by_window, windows_held
 
 
-def answers(rows: dict[int, list[dict]], held: set[int], ks) -> dict[int, list[dict]]:
-    """{k: rows} for every window ``k`` of ``ks``: its own rows if it holds a stream triple, else the
+def answers(rows: dict[int, Solutions], held: set[int], ks) -> dict[int, Solutions]:
+    """{k: solutions} for every window ``k`` of ``ks``: its own if it holds a stream triple, else the
     :data:`EMPTY` window's."""
-    return {k: rows.get(k if k in held else EMPTY, []) for k in ks}
+    return {k: rows.get(k if k in held else EMPTY, NONE) for k in ks}
 
 
