@@ -614,3 +614,53 @@ def test_a_bgp_starts_from_the_pattern_its_filter_narrows_and_hashes_that_side(e
     request = RunRequest("narrowed", Stream(tuple(elements)), text, text, WindowSpec(10, 10), "rstream", x + "s")
     assert [sorted((str(r["s"]), str(r["o"])) for r in report.solutions) for report in engine.run(request)] == [
         [(x + "s1", x + "o1")]]
+
+
+@pytest.mark.parametrize("analysis", ["the engine's", "wrong: sure of no solutions"])
+def test_a_window_without_triples_gets_the_empty_windows_answer_and_a_held_one_its_own(engine, monkeypatch, analysis):
+    """Windows of 10 ms over triples at 1 ms (?a :p 1) and 25 ms (?a :q 2): window 1 holds none.  By hand:
+    a pattern has solutions only where it matches; COUNT(*) is 1, 0, 0; OPTIONAL with !BOUND has none in
+    window 0 (the OPTIONAL binds ?x there) and one empty solution in windows 1 and 2.  The job leaves out
+    the list of windows that hold triples where the query surely has no solution without triples
+    (algebra.needs_a_triple); told so wrongly, the engine still answers right (it asks for the list in a
+    job of its own once the empty window turns out to have solutions)."""
+    from engines.spark import windowjob
+    from oracle.model import Element, Stream, WindowSpec
+
+    if analysis != "the engine's":
+        monkeypatch.setattr(windowjob, "needs_a_triple", lambda algebra: True)
+    x = "http://x/"
+    stream = Stream((Element(1, ((URIRef(x + "a"), URIRef(x + "p"), Literal(1)),)),
+                     Element(25, ((URIRef(x + "a"), URIRef(x + "q"), Literal(2)),))))
+
+    def answers(query: str) -> list[list[dict]]:
+        text = f"PREFIX : <{x}> {query}"
+        reports = engine.run(RunRequest("held", stream, text, text, WindowSpec(10, 10), "rstream", x + "s"))
+        assert [r.window for r in reports] == [(0, 10), (10, 20), (20, 30)]
+        return [sorted(({k: str(v) for k, v in s.items()} for s in r.solutions), key=str) for r in reports]
+
+    assert answers("SELECT ?s { ?s :p ?o }") == [[{"s": x + "a"}], [], []]
+    assert answers("SELECT (COUNT(*) AS ?n) { ?s :p ?o }") == [[{"n": "1"}], [{"n": "0"}], [{"n": "0"}]]
+    assert answers("SELECT ?x { OPTIONAL { ?x :p ?o } FILTER(!BOUND(?x)) }") == [[], [{}], [{}]]
+
+
+def test_needs_a_triple_is_sure_only_under_operators_that_keep_or_join_a_patterns_solutions():
+    """Worked out from SPARQL's algebra: over no triples, a triple pattern has no solution, an empty
+    pattern, VALUES or BIND one, an aggregate without GROUP BY one group; OPTIONAL's right side and
+    MINUS's cannot add solutions, UNION needs both sides, a join either; a path is not counted."""
+    from engines.spark import algebra_of
+    from engines.spark.algebra import needs_a_triple
+
+    sure = ["SELECT ?s { ?s :p ?o FILTER(?o > 1) }", "SELECT ?s (COUNT(*) AS ?n) { ?s :p ?o } GROUP BY ?s",
+            "SELECT * { ?s :p ?o OPTIONAL { ?s :q ?x } }", "SELECT * { { ?s :p ?o } UNION { ?s :q ?o } }",
+            "ASK { ?s :p ?o }", "CONSTRUCT { ?s :q ?o } WHERE { ?s :p ?o }", "SELECT * { VALUES ?x { 1 } ?s :p ?x }",
+            "SELECT * { { SELECT ?s { ?s :p ?o } } }", "SELECT * { ?s :p ?o MINUS { ?s :q ?o } }",
+            "SELECT * { GRAPH :g { ?s :p ?o } }", "SELECT ?s { ?s :p ?o } ORDER BY ?s LIMIT 2",
+            "SELECT * { ?s :p ?o FILTER NOT EXISTS { ?s :q ?x } }", "SELECT DISTINCT ?s { ?s :p ?o BIND(1 AS ?x) }"]
+    unsure = ["SELECT (COUNT(*) AS ?n) { ?s :p ?o }", "SELECT * { OPTIONAL { ?s :p ?o } }",
+              "SELECT * { { ?s :p ?o } UNION { BIND(1 AS ?x) } }", "SELECT * { VALUES ?x { 1 } }",
+              "SELECT * { ?s :p/:q ?o }", "SELECT * { { SELECT (COUNT(*) AS ?n) { ?s :p ?o } } }",
+              "SELECT * { BIND(1 AS ?x) }", "SELECT (SUM(?o) AS ?n) { ?s :p ?o } HAVING (SUM(?o) > 1)",
+              "SELECT * { }", "SELECT * { FILTER NOT EXISTS { ?s :p ?o } }"]
+    assert [q for q in sure if not needs_a_triple(algebra_of("PREFIX : <http://x/> " + q))] == []
+    assert [q for q in unsure if needs_a_triple(algebra_of("PREFIX : <http://x/> " + q))] == []
