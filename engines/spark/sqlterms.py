@@ -229,9 +229,9 @@ def numeric_code(c: str) -> str:
 def number(c: str) -> str:
     """The numeric value of a term: null unless it is a literal of an XSD numeric type whose lexical
     form is a number.  An ill-typed one (``"x"^^xsd:integer``) is a type error in SPARQL, so null (a
-    FILTER drops it), not a failed job: ``try_cast``."""
-    numeric, value = numeric_literal(c)
-    return f"CASE WHEN {numeric} THEN {value} END"
+    FILTER drops it), not a failed job: ``try_cast``.  :func:`numeric_lexical` is null for any other
+    term, so no test of the type code is needed around it."""
+    return numeric_literal(c)[1]
 
 
 def numeric_literal(c: str) -> tuple[str, str]:
