@@ -587,10 +587,11 @@ def test_spark_live_sends_a_close_huge_literals_as_a_file_not_in_its_query_text(
 
 
 def test_spark_live_cuts_what_waited_ahead_of_a_close_but_not_just_before_it(tmp_path, monkeypatch):
-    """Pending pushes are cut into a segment once they have waited CUT_AFTER, unless the next close is due
-    within CUT_MARGIN at the stream's pace (its job then waits for no cut).  A clock set by the test: the
-    stream came 1 ms a millisecond; at 600 ms the close at 1000 is 0.4 s away (cut), at 900 ms 0.1 s away
-    (wait till just past it); past it, the pushes wait for the one that shows it, which brings the close."""
+    """Pending pushes are cut into a segment once they have waited CUT_AFTER (or number SEGMENT_LINES),
+    unless the next close is due within CUT_MARGIN at the stream's pace (its job then waits for no cut);
+    both grow with the time the last cut took.  A clock set by the test: the stream came 1 ms a
+    millisecond; at 600 ms the close at 1000 is 0.4 s away (cut), at 900 ms 0.1 s away (wait till just
+    past it); past it, the pushes wait for the one that shows it, which brings the close."""
     pytest.importorskip("pyspark")
     from engines.spark import SparkEngine
     from engines.spark import live as spark_live
@@ -616,6 +617,21 @@ def test_spark_live_cuts_what_waited_ahead_of_a_close_but_not_just_before_it(tmp
             assert session._cut_wait() is None                    # says so yet: wait for it, no polling
             session.pending = []
             assert session._cut_wait() is None                    # nothing pending: wait for a push
+            # enough lines: cut at once, however short the wait
+            session.now, session.now_wall, clock[0] = 600, 100.6, 100.6    # the close is 0.4 s away
+            session.pending, session.pending_since = [(590, [])], 100.59
+            assert session._cut_wait() == pytest.approx(spark_live.CUT_AFTER - 0.01)
+            session.pending_lines = spark_live.SEGMENT_LINES
+            assert session._cut_wait() == 0.0
+            # the last cut took 0.2 s: the next waits twice that (CUT_DUTY), lines or not
+            session.cut_took = 0.2
+            assert session._cut_wait() == pytest.approx(0.39)
+            session.pending_since = 100.1                         # waited 0.5 s, close 0.4 s away: cut
+            assert session._cut_wait() == 0.0
+            session.cut_took = 0.45                               # it would not end before the close:
+            session.pending_since = 99.6                          # waited 1 s (over 2 x 0.45), but
+            assert session._cut_wait() == pytest.approx(0.41)     # ask again just after the close
+            session.pending, session.pending_lines = [], 0
     finally:
         with session.cond:
             session.pending = []
@@ -650,26 +666,32 @@ def test_the_spark_live_warm_up_data_matches_the_querys_patterns_and_its_filter_
 
 
 def test_the_spark_live_warm_up_runs_once_per_query_in_a_process(tmp_path, monkeypatch):
-    """A second session of the same query and window does not warm up again; another query does."""
+    """A second session of the same query and window does not warm up again; another query does.  The
+    warm-up parses its made-up triples from a file too, the ways a large load's cuts and closes do."""
     pytest.importorskip("pyspark")
     from engines.spark import SparkEngine
     from engines.spark import live as spark_live
 
-    calls = []
-    real = spark_live.solve
+    calls, parsed = [], []
+    real, real_assigned = spark_live.solve, spark_live.SparkLive._assigned
     monkeypatch.setattr(spark_live, "solve", lambda *a, **k: calls.append(1) or real(*a, **k))
-    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 2)
+    monkeypatch.setattr(spark_live.SparkLive, "_assigned",
+                        lambda self, path: parsed.append(Path(path).read_text()) or real_assigned(self, path))
+    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 3)
     monkeypatch.setattr(spark_live, "_WARMED", {})
     case = burst_case(tmp_path)
     engine = SparkEngine(mode="streaming")
     request = request_for(case, engine.info(), case.load_stream())
     other = replace(request, r2r=request.r2r.replace("SELECT", "SELECT DISTINCT", 1))
     assert other.r2r != request.r2r
-    for r, expected in ((request, 2), (request, 0), (other, 2)):
+    for r, expected in ((request, 3), (request, 0), (other, 3)):
         calls.clear()
+        parsed.clear()
         session = engine.live(r, lambda report: None)
         session.end()
         assert len(calls) == expected, r.r2r  # nothing pushed: no window to answer
+        # the file paths warmed too: run 0's segment cut from a file, run 2's last pushes as a file
+        assert len(parsed) == (2 if expected else 0) and all(text.endswith('" .\n') for text in parsed), parsed
 
 
 def test_the_spark_live_warm_up_stops_at_its_time_budget_and_does_not_start_again(tmp_path, monkeypatch):

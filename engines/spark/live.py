@@ -10,7 +10,9 @@ source (a test source) fell behind at once at YABench's big load.  Here the engi
   query can match, and kept as a local checkpoint (blocks in memory) with its time span.
 - A segment is cut when time passes a window's close, and between closes whenever enough lines have
   gathered (:data:`SEGMENT_LINES`) or the oldest push has waited :data:`CUT_AFTER` (unless the next close
-  is due sooner than :data:`CUT_MARGIN`), so the work left at a close is small whatever the load.
+  is due sooner than :data:`CUT_MARGIN`), so the work left at a close is small whatever the load.  Both
+  grow with the time the last cut took (:data:`CUT_DUTY`): a cut's job has a fixed cost, and at a large
+  load cuts as often as that would keep the worker busy with them and hold up the close.
 - At a close, one job answers every window that closed (over the segments that overlap them).  The pushes
   before the close not yet cut go into that job, as a VALUES list in its text when few
   (:data:`VALUES_TRIPLES`), else as a segment file parsed within it (lazily checkpointed, so parsed
@@ -46,7 +48,6 @@ from engines.spark.sqlterms import n3, sql_string
 from engines.spark.streaming import Cancelled
 from engines.spark.windowjob import (
     NOTHING,
-    SCHEMA,
     answers,
     assign,
     matchable,
@@ -65,6 +66,10 @@ _WARMED: dict[tuple, int] = {}  # (query, window, t0) -> warm-up runs this proce
 SEGMENT_LINES = 20_000  # between closes, a segment is parsed once this many lines have gathered
 CUT_AFTER = 0.25  # s: or once its oldest push has waited this long (a light load: little left for the close)
 CUT_MARGIN = 0.15  # s: but not when the next close is due sooner (at the stream's pace): that job waits for no cut
+# both grow with what the last cut took (Segment jobs have a fixed cost, 0.1-0.3 s at 10,000 stations): a
+# cut waits at least CUT_DUTY times that, so cuts take at most 1/CUT_DUTY of the worker's time, and none
+# starts when the close is due before it would end
+CUT_DUTY = 2.0
 # what is left for a close's own job, up to this many triples, goes into it as an SQL VALUES list: no file to
 # write, scan and parse (at 50 stations the close's job took 0.14 s so, against 0.19 s with a file)
 VALUES_TRIPLES = 2_000
@@ -111,6 +116,7 @@ class SparkLive:
         self.cuts = itertools.count()                 # segment files, numbered
         self.reported = 0                             # windows reported so far (in order)
         self.form = "SELECT"
+        self.cut_took = 0.0                           # s: the last segment cut ahead of a close (its job)
         self.error: BaseException | None = None
         try:
             self._warm_up((request.r2r, repr(request.window), self.t0), WARM_UP_RUNS)
@@ -127,20 +133,38 @@ class SparkLive:
         window's job took 5.7 s; then the JVM's JIT compiles the job's code paths as they run, with rows
         (over an empty segment the joins, filters and aggregation never run) and many times: a 50-station
         window's job took 0.23 s after 20 runs over an empty segment, 0.15 s after 20 with rows and about
-        0.09 s after 200 (engines/spark/README.md, "Live").  At most :data:`WARM_UP_SECONDS`, though."""
+        0.09 s after 200 (engines/spark/README.md, "Live").  At most :data:`WARM_UP_SECONDS`, though.
+
+        The made-up triples go the ways a stream's do: every fourth run its segment is cut anew from a
+        file, and one close in four has its last pushes as a file parsed within its job, the others as a
+        VALUES list.  With VALUES alone, a large load's first cut found the file paths cold (20,000
+        pushed triples at 10,000 stations: 1.6-2.2 s against 0.2-0.35 s)."""
         if self.nothing or _WARMED.get(key, 0) >= runs:
             return
         rows = warm_up_rows(self.algebra, WARM_UP_SOLUTIONS, self.t0, self.window.range)  # all matchable
-        segment = (assign(self.spark, self.spark.createDataFrame(rows, SCHEMA), self.window, self.t0) if rows
-                   else self._assigned(str(self._empty()))).localCheckpoint(eager=True)
+        path = self._empty()
+        if rows:
+            path = self.folder / "warm-up.nt"
+            path.write_text("".join(f'{s} {p} {o} "{t}" .\n' for s, p, o, t in rows), encoding="utf-8")
+        segment = None
         started = time.monotonic()
         try:
             for k in range(_WARMED.get(key, 0), runs):
                 if time.monotonic() - started > WARM_UP_SECONDS:
                     _WARMED[key] = runs  # warm enough: a process warms a query up once
                     break
-                tail = self._values_of(rows[k % len(rows):][:20]) if rows else None
-                last = None if tail is None else assign(self.spark, tail, self.window, self.t0).localCheckpoint(eager=False)
+                if segment is None or k % 4 == 0:  # a segment cut ahead, parsed from its file
+                    if segment is not None:
+                        release(segment)
+                        segment = None
+                    segment = self._assigned(str(path)).localCheckpoint(eager=True)
+                if not rows:
+                    last = None
+                elif k % 4 == 2:  # the close's last pushes as a file parsed within its job (a large load)
+                    last = self._assigned(str(path))
+                else:  # or in its text (a small one: most closes)
+                    last = assign(self.spark, self._values_of(rows[k % len(rows):][:20]), self.window, self.t0)
+                last = None if last is None else last.localCheckpoint(eager=False)
                 try:
                     solve(self.spark, segment if last is None else segment.unionByName(last), self.static,
                           self.algebra, [0])
@@ -149,7 +173,8 @@ class SparkLive:
                         release(last)
                 _WARMED[key] = k + 1
         finally:
-            release(segment)
+            if segment is not None:
+                release(segment)
 
     def _empty(self) -> Path:
         """An empty segment file (the warm-up's input; a close with no segment)."""
@@ -214,15 +239,17 @@ class SparkLive:
 
     def _cut_wait(self) -> float | None:
         """0 when the pending pushes should be cut into a segment now, ahead of the close that needs
-        them (they have waited :data:`CUT_AFTER` and the next close is not due within
-        :data:`CUT_MARGIN`); else how long to wait before asking again (None: until the next push)."""
+        them (they have waited :data:`CUT_AFTER` or number :data:`SEGMENT_LINES`, and the next close is
+        not due within :data:`CUT_MARGIN`; each grown with the last cut's time, :data:`CUT_DUTY`); else
+        how long to wait before asking again (None: until the next push)."""
         if not self.pending or self.nothing:
             return None
-        age = time.monotonic() - self.pending_since
-        if age < CUT_AFTER:
-            return CUT_AFTER - age
+        after = 0.0 if self.pending_lines >= SEGMENT_LINES else CUT_AFTER
+        age, after = time.monotonic() - self.pending_since, max(after, CUT_DUTY * self.cut_took)
+        if age < after:
+            return after - age
         close_in = self._close_in()
-        if close_in is not None and close_in < CUT_MARGIN:
+        if close_in is not None and close_in < max(CUT_MARGIN, self.cut_took):
             # the push that shows time passing the close is due: they go into its job.  Should it be late,
             # ask again just after the close; past it, wait for that push (no polling)
             return close_in + 0.01 if close_in > 0 else None
@@ -233,7 +260,7 @@ class SparkLive:
         try:
             while True:
                 with self.cond:
-                    while not (self._due(self.now, self.last, self.ended) or self.pending_lines >= SEGMENT_LINES):
+                    while not self._due(self.now, self.last, self.ended):
                         wait = self._cut_wait()
                         if wait == 0.0:
                             break
@@ -308,7 +335,10 @@ class SparkLive:
             with path.open("w", encoding="utf-8") as out:
                 for _, elements in pushes:
                     out.writelines(self.writer.lines(elements))
+            started = time.monotonic()
             frame = self._assigned(str(path)).localCheckpoint(eager=eager)
+            if eager:
+                self.cut_took = time.monotonic() - started
         segment = Segment(pushes[0][0], pushes[-1][0], frame, path)
         self.segments.append(segment)
         if eager and path is not None:  # held in the JVM now; a lazy one reads its file until a job reads it
@@ -386,42 +416,56 @@ class LineWriter:
     """Elements as YABench lines (``<s> <p> <o> "t" .``), only the triples the query can match
     (:func:`windowjob.matchable_predicates`, the same cut Spark makes after parsing), each term's text
     made once while it repeats.  At YABench's big load this process formats 70,000 triples/s beside
-    the feeder: the cut and the cache take the lines Spark parses to 4 in 7 and the formatting from
-    2.4 to 0.8 µs per pushed triple (bench/live_lines.py, 10,000 stations)."""
+    the feeder (600,000 at ten times that): the cut and the cache take the lines Spark parses to 4 in 7
+    and the formatting from 2.4 to 0.7 µs per pushed triple (bench/live_lines.py, 10,000 stations).
+
+    Why the walk is written as it is: a predicate's text and whether the query wants it are one lookup;
+    a triple with the subject of the one before reuses its text (an element's triples share a few
+    subjects) without hashing it; and the cache is keyed by the terms themselves (an rdflib literal's
+    hash is Python code, 0.6 µs, an IRI's is the string's, cached)."""
 
     LIMIT = 200_000  # terms remembered; past it the memory starts over (subjects rarely repeat long)
 
     def __init__(self, wanted: frozenset[str] | None):
         self.wanted = wanted
         self.texts: dict = {}
-
-    def term(self, term) -> str:
-        text = self.texts.get(term)
-        if text is None:
-            if len(self.texts) >= self.LIMIT:
-                self.texts.clear()
-            text = self.texts[term] = n3(term)
-        return text
+        self.predicates: dict = {}  # predicate -> its text, or None when the query cannot match it
 
     def rows(self, elements) -> list[tuple[str, str, str, int]]:
         """(s, p, o, t) of the triples the query can match, terms as N-Triples."""
-        term, wanted, out = self.term, self.wanted, []
-        for element in elements:
-            for s, p, o in element.triples:
-                predicate = term(p)
-                if wanted is None or predicate in wanted:
-                    out.append((term(s), predicate, term(o), element.t))
-        return out
+        return self._walk(elements, False)
 
     def lines(self, elements) -> list[str]:
-        """The same triples as YABench lines (the hot path at a large load: each element's stamp made once)."""
-        term, wanted, out = self.term, self.wanted, []
+        """The same triples as YABench lines (the hot path at a large load)."""
+        return self._walk(elements, True)
+
+    def _walk(self, elements, as_lines: bool) -> list:
+        texts, predicates, wanted, out = self.texts, self.predicates, self.wanted, []
+        subject = subject_text = None
         for element in elements:
-            stamp = f' "{element.t}" .\n'
+            t = element.t
+            stamp = f' "{t}" .\n'
             for s, p, o in element.triples:
-                predicate = term(p)
-                if wanted is None or predicate in wanted:
-                    out.append(f"{term(s)} {predicate} {term(o)}{stamp}")
+                p_text = predicates.get(p, False)
+                if p_text is False:
+                    if len(predicates) >= self.LIMIT:
+                        predicates.clear()
+                    p_text = n3(p)
+                    p_text = predicates[p] = p_text if wanted is None or p_text in wanted else None
+                if p_text is None:
+                    continue
+                if s is not subject:
+                    subject, subject_text = s, texts.get(s)
+                    if subject_text is None:
+                        if len(texts) >= self.LIMIT:
+                            texts.clear()
+                        subject_text = texts[s] = n3(s)
+                o_text = texts.get(o)
+                if o_text is None:
+                    if len(texts) >= self.LIMIT:
+                        texts.clear()
+                    o_text = texts[o] = n3(o)
+                out.append(f"{subject_text} {p_text} {o_text}{stamp}" if as_lines else (subject_text, p_text, o_text, t))
         return out
 
 
