@@ -66,9 +66,9 @@ _WARMED: dict[tuple, int] = {}  # (query, window, t0) -> warm-up runs this proce
 SEGMENT_LINES = 20_000  # between closes, a segment is parsed once this many lines have gathered
 CUT_AFTER = 0.25  # s: or once its oldest push has waited this long (a light load: little left for the close)
 CUT_MARGIN = 0.15  # s: but not when the next close is due sooner (at the stream's pace): that job waits for no cut
-# both grow with what the last cut took (Segment jobs have a fixed cost, 0.1-0.3 s at 10,000 stations): a
-# cut waits at least CUT_DUTY times that, so cuts take at most 1/CUT_DUTY of the worker's time, and none
-# starts when the close is due before it would end
+# both grow with what the last cut's job took (it has a fixed cost, 0.1-0.3 s at 10,000 stations): a cut
+# waits at least CUT_DUTY times that, so the cuts' jobs take at most 1/CUT_DUTY of the worker's time, and
+# none starts when the close is due before it would end
 CUT_DUTY = 2.0
 # what is left for a close's own job, up to this many triples, goes into it as an SQL VALUES list: no file to
 # write, scan and parse (at 50 stations the close's job took 0.14 s so, against 0.19 s with a file)
@@ -417,7 +417,7 @@ class LineWriter:
     (:func:`windowjob.matchable_predicates`, the same cut Spark makes after parsing), each term's text
     made once while it repeats.  At YABench's big load this process formats 70,000 triples/s beside
     the feeder (600,000 at ten times that): the cut and the cache take the lines Spark parses to 4 in 7
-    and the formatting from 2.4 to 0.7 µs per pushed triple (bench/live_lines.py, 10,000 stations).
+    and the formatting from 2.4 to 0.8 µs per pushed triple (bench/live_lines.py, 10,000 stations).
 
     Why the walk is written as it is: a predicate's text and whether the query wants it are one lookup;
     a triple with the subject of the one before reuses its text (an element's triples share a few
