@@ -244,8 +244,8 @@ class SparkLive:
         how long to wait before asking again (None: until the next push)."""
         if not self.pending or self.nothing:
             return None
-        after = 0.0 if self.pending_lines >= SEGMENT_LINES else CUT_AFTER
-        age, after = time.monotonic() - self.pending_since, max(after, CUT_DUTY * self.cut_took)
+        age = time.monotonic() - self.pending_since
+        after = max(0.0 if self.pending_lines >= SEGMENT_LINES else CUT_AFTER, CUT_DUTY * self.cut_took)
         if age < after:
             return after - age
         close_in = self._close_in()
