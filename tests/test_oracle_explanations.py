@@ -32,6 +32,34 @@ def test_provenance_joins_the_triples_of_one_observation():
     assert [stream.elements[i].triples[0][1] for i in ders[0].elements] == [iri("procedure"), iri("result"), iri("value")]
 
 
+def test_trial_windows_are_remembered_up_to_a_bound_and_never_fill_the_cache(monkeypatch):
+    """Gracious mode's trial borders (evaluate(keep=False)) come back in its second round and for the next
+    window: the latest trials are remembered, up to TRIAL_SOLUTIONS solutions, outside the query's cache."""
+    from oracle.r2r import query as r2r_query
+    from oracle.r2r.solutions import same
+
+    stream = sensor_stream()  # 18 elements, 3 per observation; C5, C12, C15, C21 are above 80
+    query = R2R(HOT, stream)
+    fresh = R2R(HOT, stream)
+    trial = query.evaluate((3, 12), keep=False)  # o5, o12, o15: 3 solutions
+    assert len(trial) == 3 and same(trial, fresh.evaluate((3, 12)))
+    assert query.evaluate((3, 12), keep=False) is trial and query.evaluations == 1  # remembered
+    assert (3, 12) not in query._cache
+    assert query.evaluate((3, 12)) is trial and query.evaluations == 1  # kept now: from the trials
+    assert (3, 12) in query._cache and (3, 12) not in query._trials and query._trial_solutions == 0
+    # the bound: each trial counts its solutions and one; past the bound the oldest is forgotten
+    monkeypatch.setattr(r2r_query, "TRIAL_SOLUTIONS", 5)
+    query.evaluate((0, 6), keep=False)    # o2, o5: 1 solution, 2 counted
+    query.evaluate((6, 12), keep=False)   # o12, o15: 2 solutions, 3 counted: 5 in all
+    assert list(query._trials) == [(0, 6), (6, 12)] and query.evaluations == 3
+    query.evaluate((0, 6), keep=False)    # used again: the newest
+    assert list(query._trials) == [(6, 12), (0, 6)] and query.evaluations == 3
+    query.evaluate((12, 15), keep=False)  # o21: 2 counted, 7 in all: (6, 12) is forgotten
+    assert list(query._trials) == [(0, 6), (12, 15)] and query._trial_solutions == 4
+    assert same(query.evaluate((6, 12), keep=False), fresh.evaluate((6, 12))) and query.evaluations == 5
+    assert list(query._trials) == [(12, 15), (6, 12)]  # (0, 6) went to make room
+
+
 def test_shifted_engine_window_is_explained_by_provenance_and_gracious_mode():
     stream = sensor_stream()
     window = WindowSpec(10, 10)

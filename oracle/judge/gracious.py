@@ -82,8 +82,9 @@ def reconstruct(query: R2R, operator: str, expected_content: tuple[int, int], op
                 deadline: float | None = None) -> GraciousWindow:
     """The borders (on element timestamps within ``reach`` ms of the expected ones) that best explain
     ``actual``; ties keep the borders closest to the expected ones.  Trial windows are evaluated without
-    filling the query's cache (they are many, each used once), and past ``deadline`` (a monotonic
-    instant) the search stops with the best borders found so far."""
+    filling the query's cache (they are many; the latest are remembered apart, up to a bound, for the
+    second round and the next window: :data:`oracle.r2r.query.TRIAL_SOLUTIONS`), and past ``deadline``
+    (a monotonic instant) the search stops with the best borders found so far."""
     times = query.stream.times
     n = len(times)
     cuts = _group_starts(times)
