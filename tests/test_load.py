@@ -384,9 +384,7 @@ def test_spark_live_keeps_a_segment_that_no_job_has_read_yet(tmp_path, monkeypat
     assert not session.folder.exists()
 
 
-@pytest.mark.parametrize("bound, sizes", [(20_000, [[4], [4, 4], [4, 4, 4], [16], [16, 4], [16, 4, 4], [28]]),
-                                          (10, [[4], [4, 4], [4, 4, 4], [4, 4, 4, 4], [4, 4, 4, 4, 4]])])
-def test_spark_live_folds_small_segments_into_the_next_cut(tmp_path, monkeypatch, bound, sizes):
+def test_spark_live_folds_small_segments_into_the_next_cut(tmp_path, monkeypatch):
     """At a light load a cut comes every CUT_AFTER, and a close's job reads every segment of its window: a
     cut folds the MERGE_AT - 1 or more segments before it into its own while they hold at most MERGE_TRIPLES
     (the burst case: 4 triples a stamp, one stamp a cut).  The answers are the same."""
@@ -397,7 +395,6 @@ def test_spark_live_folds_small_segments_into_the_next_cut(tmp_path, monkeypatch
     from engines.spark import live as spark_live
 
     monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 0)
-    monkeypatch.setattr(spark_live, "MERGE_TRIPLES", bound)
     case = burst_case(tmp_path)
     engine = SparkEngine(mode="streaming")
     request = request_for(case, engine.info(), case.load_stream())
@@ -406,15 +403,17 @@ def test_spark_live_folds_small_segments_into_the_next_cut(tmp_path, monkeypatch
     seen = []
     try:
         groups = [(t, list(g)) for t, g in groupby(request.stream.elements, key=lambda e: e.t)]
-        for group in groups[:len(sizes)]:  # cuts between closes, one stamp each (t = 0, 100, ...)
+        for group in groups[:10]:  # cuts between closes, one stamp each: t = 0, 100, ... 900, window 0
+            if group[0] == 700:  # from here 8 triples is all a fold may hold: 4 + 4, never 28 + ...
+                monkeypatch.setattr(spark_live, "MERGE_TRIPLES", 10)
             session._step([group], now=group[0], last=group[0], ended=False)
             seen.append([segment.size for segment in session.segments])
         spans = [(segment.first, segment.last) for segment in session.segments]
-        session._step(groups[len(sizes):], now=2900, last=2900, ended=True)
+        session._step(groups[10:], now=2900, last=2900, ended=True)
     finally:
         session.end()
-    assert seen == sizes
-    assert spans == ([(0, 600)] if bound > 10 else [(100 * i, 100 * i) for i in range(5)])
+    assert seen == [[4], [4, 4], [4, 4, 4], [16], [16, 4], [16, 4, 4], [28], [28, 4], [28, 4, 4], [28, 4, 4, 4]]
+    assert spans == [(0, 600), (700, 700), (800, 800), (900, 900)]
     assert [(r.window, len(r.solutions)) for r in reports] == [((0, 1000), 40), ((1000, 2000), 40), ((2000, 3000), 40)]
 
 
