@@ -354,11 +354,10 @@ def test_a_spark_live_job_that_dies_is_an_error_with_its_exception_and_the_feed_
     assert time.monotonic() - started < experiment().timeout
 
 
-def test_spark_live_keeps_a_segment_that_no_job_has_read_yet(tmp_path, monkeypatch):
-    """The segment cut at a close can hold only elements after it (everything before was cut already):
-    the close's job does not read it, so its file must stay until a later job does.  (A 90 s run at
-    10,000 stations died of FILE_NOT_EXIST when the file went with the close.)  Driven step by step, as
-    the worker does it, so the cut falls there every time."""
+def stepped_spark_live(tmp_path, monkeypatch):
+    """A Spark live session on the burst case, not warmed up, for a test to drive step by step as the worker
+    does (``session._step``): the session, the stream's elements grouped by stamp as pushes, and the
+    reports it emits.  The caller ends the session."""
     pytest.importorskip("pyspark")
     from itertools import groupby
 
@@ -371,8 +370,17 @@ def test_spark_live_keeps_a_segment_that_no_job_has_read_yet(tmp_path, monkeypat
     request = request_for(case, engine.info(), case.load_stream())
     reports = []
     session = engine.live(request, reports.append)
+    groups = [(t, list(g)) for t, g in groupby(request.stream.elements, key=lambda e: e.t)]
+    return session, groups, reports
+
+
+def test_spark_live_keeps_a_segment_that_no_job_has_read_yet(tmp_path, monkeypatch):
+    """The segment cut at a close can hold only elements after it (everything before was cut already):
+    the close's job does not read it, so its file must stay until a later job does.  (A 90 s run at
+    10,000 stations died of FILE_NOT_EXIST when the file went with the close.)  Driven step by step, as
+    the worker does it, so the cut falls there every time."""
+    session, groups, reports = stepped_spark_live(tmp_path, monkeypatch)
     try:
-        groups = [(t, list(g)) for t, g in groupby(request.stream.elements, key=lambda e: e.t)]
         before = [g for g in groups if g[0] < 1000]
         session._step(before, now=900, last=900, ended=False)    # cut between closes: all of window 0
         # the close's cut holds t = 1000 only: window 0's job does not read it
@@ -388,21 +396,11 @@ def test_spark_live_folds_small_segments_into_the_next_cut(tmp_path, monkeypatch
     """At a light load a cut comes every CUT_AFTER, and a close's job reads every segment of its window: a
     cut folds the MERGE_AT - 1 or more segments before it into its own while they hold at most MERGE_TRIPLES
     (the burst case: 4 triples a stamp, one stamp a cut).  The answers are the same."""
-    pytest.importorskip("pyspark")
-    from itertools import groupby
-
-    from engines.spark import SparkEngine
     from engines.spark import live as spark_live
 
-    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 0)
-    case = burst_case(tmp_path)
-    engine = SparkEngine(mode="streaming")
-    request = request_for(case, engine.info(), case.load_stream())
-    reports = []
-    session = engine.live(request, reports.append)
+    session, groups, reports = stepped_spark_live(tmp_path, monkeypatch)
     seen = []
     try:
-        groups = [(t, list(g)) for t, g in groupby(request.stream.elements, key=lambda e: e.t)]
         for group in groups[:10]:  # cuts between closes, one stamp each: t = 0, 100, ... 900, window 0
             if group[0] == 700:  # from here 8 triples is all a fold may hold: 4 + 4, never 28 + ...
                 monkeypatch.setattr(spark_live, "MERGE_TRIPLES", 10)
