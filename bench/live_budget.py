@@ -28,6 +28,7 @@ import argparse
 import os
 import sys
 import time
+from itertools import groupby
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,23 +110,18 @@ def main() -> int:
 
 def per_window(stream, args, feeder_cores: float) -> None:
     """The live engine's own steps, one cut and one close a window (see the module's docstring)."""
-    elements = stream.elements
     request = RunRequest(case_id="bench.live-budget", stream=stream, r2r=QUERY, query_text=QUERY, window=WINDOW,
                          r2s="rstream", stream_iri="http://www.example.org/yabench/observations")
     reports: list = []
     live = SparkEngine(mode="streaming").live(request, reports.append)  # warms the close's job up
     try:
-        by_time: dict[int, list] = {}
-        for element in elements:
-            by_time.setdefault(element.t, []).append(element)
-        pushes = sorted(by_time.items())
+        pushes = [(t, list(group)) for t, group in groupby(stream.elements, key=lambda e: e.t)]  # as the feeder groups
         windows = window_instances(WINDOW, live.t0, pushes[-1][0])
-        full = [k for k, (_, c) in enumerate(windows) if c <= DURATION]  # the stream's whole windows
+        per = {k: [p for p in pushes if o <= p[0] < c]  # the stream's whole windows, each its pushes
+               for k, (o, c) in enumerate(windows) if c <= DURATION}
         best: dict[int, tuple] = {}
         for _ in range(args.repeat):
-            for k in full:
-                o, c = windows[k]
-                mine = [p for p in pushes if o <= p[0] < c]
+            for k, mine in per.items():
                 live.segments, live.reported = [], k
                 before, began = cpu(), time.monotonic()
                 live._segment(mine, eager=True)
