@@ -235,7 +235,7 @@ def test_a_number_is_read_only_from_its_types_lexical_space(engine):
            # the datatype's local name alone, a lexical form that holds the mark of an XSD type, and a
            # simple literal that does (sqlterms.numeric_code reads what follows the last '"^^<' + XSD's
            # namespace, numeric_lexical what precedes the first '"^^<')
-           ':n :p "5"^^<http://x/integer> . :o :p "5\\"^^<http://www.w3.org/2001/XMLSchema#integer>"^^xsd:integer . '
+           ':n :p "5"^^<http://x/ns#integer> . :o :p "5\\"^^<http://www.w3.org/2001/XMLSchema#integer>"^^xsd:integer . '
            ':q :p "5\\"^^<http://www.w3.org/2001/XMLSchema#integer>" .')
     well = (':h :p "-7"^^xsd:integer . :i :p "+.5"^^xsd:decimal . :j :p "5."^^xsd:decimal . '
             ':k :p "1e5"^^xsd:double . :l :p "INF"^^xsd:float . :m :p "12"^^xsd:integer .')
