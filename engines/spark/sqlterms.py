@@ -22,7 +22,7 @@ NUMERIC_CODES = {**{x: INTEGER for x in INTEGERS}, str(XSD.decimal): DECIMAL, st
                  str(XSD.double): DOUBLE}
 NUMERIC = list(NUMERIC_CODES)
 # what follows a typed literal's last '"^^<' + XSD's namespace, its local name + ">" -> its type code, one
-# constant map (local names: the map is a fifth of the text it was with whole IRIs, and a FILTER reads it often)
+# constant map (local names: 286 characters, against 814 with whole IRIs, and a FILTER reads it often)
 XSD_MARK = f'"^^<{XSD}'
 NUMERIC_MAP = "map(" + ", ".join(f"'{x[len(str(XSD)):]}>', {code}" for x, code in NUMERIC_CODES.items()) + ")"
 
