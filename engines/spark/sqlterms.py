@@ -23,11 +23,11 @@ NUMERIC_CODES = {**{x: INTEGER for x in INTEGERS}, str(XSD.decimal): DECIMAL, st
 NUMERIC = list(NUMERIC_CODES)
 # what follows a typed literal's last '"^^<' + XSD's namespace, its local name + ">" -> its type code, one
 # constant map (local names: 286 characters, against 814 with whole IRIs, and a FILTER reads it often)
-XSD_MARK = f'"^^<{XSD}'
 NUMERIC_MAP = "map(" + ", ".join(f"'{x[len(str(XSD)):]}>', {code}" for x, code in NUMERIC_CODES.items()) + ")"
 
 
 TYPED_MARK = '"^^<'  # between a typed literal's lexical form and its datatype IRI
+XSD_MARK = TYPED_MARK + str(XSD)  # ... when the datatype is XSD's (NUMERIC_MAP's keys follow it)
 
 
 LEXICAL = r'(?s)^"(.*)"(?:@[A-Za-z-]+|\^\^<[^>]*>)?$'  # (?s): a lexical form may hold a line break
