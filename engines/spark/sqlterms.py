@@ -5,7 +5,7 @@ Spark SQL expressions."""
 
 from __future__ import annotations
 
-import itertools
+import hashlib
 import math
 from dataclasses import dataclass
 
@@ -82,7 +82,6 @@ def plain_strings(column: str) -> str:
             f"length({column}) - {len(STRING_SUFFIX) - 1}) ELSE {column} END")
 
 
-_LETS = itertools.count()
 #: shorter SQL is written inline where it is used: a lambda runs without code generation, and the hot paths
 #: (a FILTER on a column, arithmetic over two columns) stay as they were
 INLINE = 1000
@@ -92,10 +91,15 @@ def let(sql: str, body) -> str:
     """SQL: ``body(name)`` with ``name`` bound to the value of ``sql``, computed once (a lambda over a
     one-element array).  Functions and comparisons read their argument many times (its datatype, lexical
     form, tag): written inline, nested calls made SQL texts that grew by a factor per level (a cast inside
-    DATATYPE inside = was 1.7 MB, and Spark analysed it for minutes).  Short SQL is used as it is."""
+    DATATYPE inside = was 1.7 MB, and Spark analysed it for minutes).  Short SQL is used as it is.
+
+    The name is made from ``sql`` itself, so one query compiles to one text each time: Spark writes a lambda's
+    name into its generated Java, and a name from a counter made every compilation of a query new Java to
+    compile again (a live run's every close).  Two bindings share a name only if they bind the same text, so
+    an inner one that hides an outer one binds the same value."""
     if len(sql) <= INLINE:
         return body(sql)
-    name = f"__x{next(_LETS)}"
+    name = "__x" + hashlib.blake2b(sql.encode(), digest_size=8).hexdigest()
     return f"transform(array({sql}), {name} -> {body(name)})[0]"
 
 
