@@ -65,6 +65,11 @@ def test_casts_follow_xpath(engine):
 def test_numeric_and_date_functions(engine):
     assert one(engine, "ROUND(?v)", "d") == f'"3.0"^^<{XSD.decimal}>'  # half up
     assert one(engine, "ABS(-?v)", "c") == f'"42"^^<{XSD.integer}>'
+    # numbers computed from computed numbers (each one struct, read once): -(42 * 2) + 1; -42 / 4 = -10.5,
+    # rounded half up (towards positive infinity) to -10, a decimal; 2.50 - 42 / 4 = -8.0, and its ABS
+    assert one(engine, "-(?v * 2) + 1", "c") == f'"-83"^^<{XSD.integer}>'
+    assert one(engine, "ROUND(-?v / 4)", "c") == f'"-10.0"^^<{XSD.decimal}>'
+    assert one(engine, "ABS(?v - 42 / 4)", "d") == f'"8.0"^^<{XSD.decimal}>'
     assert one(engine, "YEAR(?v)", "f") == f'"2002"^^<{XSD.integer}>'
     assert one(engine, "HOURS(?v)", "f") == f'"17"^^<{XSD.integer}>'
     assert one(engine, "TZ(?v)", "f") == '"-05:00"'

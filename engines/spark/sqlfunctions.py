@@ -16,7 +16,17 @@ from rdflib import RDF
 from rdflib.namespace import XSD
 
 from engines.contract import Unsupported
-from engines.spark.sqlnumbers import DECIMAL, DOUBLE, FLOAT, INTEGER, numeric, typed_number
+from engines.spark.sqlnumbers import (
+    DECIMAL,
+    DOUBLE,
+    FLOAT,
+    INTEGER,
+    NO_EXACT,
+    bind_nums,
+    computed,
+    numeric,
+    struct,
+)
 from engines.spark.sqlterms import (
     Value,
     as_bool,
@@ -247,10 +257,9 @@ def replace_(text: Value, pattern: str, replacement: str, flags: str) -> Value:
 
 def rounding(name: str, v: Value) -> Value:
     """ABS, CEIL, FLOOR, ROUND of a number, of its own type (ROUND: half up, towards positive infinity)."""
-    n = numeric(v)
     f = {"ABS": "abs({})", "CEIL": "ceil({})", "FLOOR": "floor({})", "ROUND": "floor({} + 0.5)"}[name]
-    exact = f"CAST({f.format(n.exact)} AS DECIMAL(38,18))" if n.exact else None
-    return typed_number(f"CAST({f.format(n.sql)} AS DOUBLE)", n.dtype, exact)
+    return computed(bind_nums(numeric(v), lambda n: struct(Value(
+        "num", f"CAST({f.format(n.sql)} AS DOUBLE)", n.dtype, f"CAST({f.format(n.exact or NO_EXACT)} AS DECIMAL(38,18))"))))
 
 
 _DATE = sql_string(r"^(-?[0-9]{4,})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2}(\.[0-9]+)?)(Z|[+-][0-9]{2}:[0-9]{2})?$")

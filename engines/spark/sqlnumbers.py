@@ -48,6 +48,26 @@ def typed_number(value: str, code: str, exact: str | None) -> Value:
     return v
 
 
+def fields(whole: str) -> Value:
+    """The number whose value, type code and exact value are the fields of the struct ``whole``."""
+    return Value("num", f"({whole}).v", f"({whole}).d", f"({whole}).e", whole=whole)
+
+
+def struct(n: Value) -> str:
+    """SQL: a number's three parts as one struct (:func:`fields` reads them back)."""
+    return f"named_struct('v', {n.sql}, 'd', {n.dtype}, 'e', {n.exact or NO_EXACT})"
+
+
+def computed(whole: str) -> Value:
+    """The number computed as the struct ``whole``, with the term it makes: whatever reads more than one of
+    its parts binds it once (:func:`bind_nums`).  Built part by part, ``?a - ?b > 10`` wrote each operand
+    nine times (three parts of the difference, each read three times by the comparison: 17 KB of SQL, which
+    Spark analysed, planned and serialized into each task at every window's close)."""
+    result = fields(whole)
+    result.text = bind_nums(result, term_of)
+    return result
+
+
 def numeric(v: Value) -> Value:
     """``v`` as a computed number (a term: its type, double and exact value read from the literal)."""
     if v.kind == "num" and v.dtype is not None:
@@ -79,8 +99,8 @@ def constant(term: Literal) -> Value | None:
 
 
 def negate(v: Value) -> Value:
-    n = numeric(v)
-    return typed_number(f"(- ({n.sql}))", n.dtype, f"(- ({n.exact}))" if n.exact else None)
+    return computed(bind_nums(numeric(v), lambda n: struct(
+        Value("num", f"(- ({n.sql}))", n.dtype, f"(- ({n.exact or NO_EXACT}))"))))
 
 
 def bind_nums(v: Value, body) -> str:
@@ -90,18 +110,20 @@ def bind_nums(v: Value, body) -> str:
         return let(v.sql, lambda x: body(Value("term", x)))
     if v.kind != "num" or v.dtype is None:
         return body(v)
-    struct = f"named_struct('v', {v.sql}, 'd', {v.dtype}, 'e', {v.exact or NO_EXACT})"
-    if len(struct) <= INLINE:
+    if v.whole is not None:
+        return let(v.whole, lambda x: body(fields(x)))
+    whole = struct(v)
+    if len(whole) <= INLINE:
         return body(v)
-    return let(struct, lambda x: body(Value("num", f"{x}.v", f"{x}.d", f"{x}.e")))
+    return let(whole, lambda x: body(fields(x)))
 
 
 def arithmetic(op: str, a: Value, b: Value) -> Value:
     """``a op b`` for op one of + - * /, typed as XPath promotes (see the module's docstring); long operands
-    are bound once per part of the result (:func:`bind_nums`)."""
+    are bound once (:func:`bind_nums`), and the result is one struct (:func:`computed`)."""
     a, b = numeric(a), numeric(b)
-    parts = [bind_nums(a, lambda x: bind_nums(b, lambda y: part(op, x, y))) for part in (_value, _code, _exact)]
-    return typed_number(parts[0], parts[1], parts[2])
+    return computed(bind_nums(a, lambda x: bind_nums(b, lambda y: struct(
+        Value("num", _value(op, x, y), _code(op, x, y), _exact(op, x, y))))))
 
 
 def _code(op: str, a: Value, b: Value) -> str:

@@ -130,13 +130,16 @@ def double(x: float) -> str:
 class Value:
     """A compiled expression, as SQL text: an N-Triples term, a number, or a boolean.  A number's ``sql``
     is its DOUBLE value; a typed one (:mod:`engines.spark.sqlnumbers`) also has its type code per row,
-    its exact DECIMAL value (integers, decimals) and ``text``, the term it makes."""
+    its exact DECIMAL value (integers, decimals) and ``text``, the term it makes.  A number computed from
+    others is one struct, ``whole`` (fields ``v``, ``d``, ``e``), and its three parts are that struct's fields:
+    an expression that reads all three binds ``whole`` once (:func:`engines.spark.sqlnumbers.bind_nums`)."""
 
     kind: str  # "term" | "num" | "bool"
     sql: str
     dtype: str | None = None
     exact: str | None = None
     text: str | None = None
+    whole: str | None = None
 
 
 @dataclass
