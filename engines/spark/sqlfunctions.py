@@ -259,7 +259,8 @@ def rounding(name: str, v: Value) -> Value:
     """ABS, CEIL, FLOOR, ROUND of a number, of its own type (ROUND: half up, towards positive infinity)."""
     f = {"ABS": "abs({})", "CEIL": "ceil({})", "FLOOR": "floor({})", "ROUND": "floor({} + 0.5)"}[name]
     return computed(bind_nums(numeric(v), lambda n: struct(Value(
-        "num", f"CAST({f.format(n.sql)} AS DOUBLE)", n.dtype, f"CAST({f.format(n.exact or NO_EXACT)} AS DECIMAL(38,18))"))))
+        "num", f"CAST({f.format(n.sql)} AS DOUBLE)", n.dtype,
+        f"CAST({f.format(n.exact or NO_EXACT)} AS DECIMAL(38,18))"))))
 
 
 _DATE = sql_string(r"^(-?[0-9]{4,})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2}(\.[0-9]+)?)(Z|[+-][0-9]{2}:[0-9]{2})?$")
