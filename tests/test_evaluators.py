@@ -24,6 +24,8 @@ DECLARED_LARGE = {c.id: "float-arithmetic" for c in LARGE if c.id.startswith(("w
 
 @pytest.mark.parametrize("case", CORPUS, ids=lambda c: c.id)
 def test_rdflib_and_oxigraph_agree_on_every_window_of_the_corpus(case):
+    """Also the reference engine's agreement with the oracle on every case (its SPARQL is rdflib's, so
+    Oxigraph is the second method): the query-syntax cases it refuses are tests/test_corpus.py's."""
     _agree_under_both(case, DECLARED, timeout=300)
 
 
