@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = load_corpus(ROOT / "cases")
 
 
+@pytest.mark.long
 def test_lint_passes(capsys):
     """The fast pass and the oracle pass over every case but the large loads (those: the slow test below)."""
     assert cli.main(["lint", "--no-large"]) == 0

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 FAKE = ROOT / "tests" / "fake_engine.py"
@@ -360,6 +362,7 @@ def test_judge_says_what_is_wrong_with_its_arguments_in_one_line(tmp_path):
 
 # -- the README's path for an engine developer, run as printed ------------------------------------------------
 
+@pytest.mark.long
 def test_the_readmes_developer_path_works_as_printed(tmp_path):
     """README 'Your engine, from nothing to a judged run': every command of the block, in order, on a copy of
     the docs' minimal engine — files the commands write go to a temporary folder; the live load runs at 5

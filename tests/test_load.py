@@ -309,6 +309,7 @@ def test_a_protocol_engine_without_live_mode_or_that_breaks_it_is_not_a_failure(
 
 # -- the real engines live ----------------------------------------------------------------------------
 
+@pytest.mark.long
 def test_the_spark_engine_runs_live_in_streaming_mode_and_only_there(tmp_path, monkeypatch):
     pytest.importorskip("pyspark")
     from engines.spark import SparkEngine

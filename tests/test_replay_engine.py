@@ -98,6 +98,7 @@ def test_a_null_average_in_a_csrbench_recording_is_a_literal_the_kit_names():
     assert isinstance(reports[0].solutions[0]["avg"], Literal)
 
 
+@pytest.mark.long
 def test_csrbench_table2_is_reproduced_but_for_the_rerecorded_csparql_q3():
     """The paper's Table 2 is the independent reference; the data README says the C-SPARQL Q3 file was
     re-recorded after the paper, with a window border moved."""

@@ -109,6 +109,7 @@ def test_case_and_diff_pages_load(built, tmp_path):
     assert console == [] and '<tr class="c-regressed"><td>fam1.y</td>' in dom
 
 
+@pytest.mark.long
 def test_a_matrix_of_the_real_engines_shows_rsp_js_declared_variant(tmp_path):
     """Issue 32's matrix, small: reference, Spark, rsp-js 1.3.5 and 1.1.2 run for real on the smoke subset by
     `rspconf matrix run`, combined, and opened: rsp-js's verdicts reached in its declared syntax carry the ~

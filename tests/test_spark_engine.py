@@ -466,7 +466,7 @@ def test_the_compiler_tracks_columns_through_union_optional_and_bind():
     assert rows(f"SELECT ?x ?w WHERE {{ ?x {q} ?z BIND(STR(?z) AS ?w) }}", "xw") == [(a, '"http://x/c"')]
 
 
-@pytest.mark.parametrize("family,at_least", [("count", 6), ("tad", 5)])
+@pytest.mark.parametrize("family,at_least", [("count", 6), pytest.param("tad", 5, marks=pytest.mark.long)])
 def test_count_windows_and_time_annotated_data_pass_in_replay(engine, family, at_least):
     """Replay assigns each element's position to count windows in Spark SQL; the instants and valid facts
     of time-annotated data come from an interval join and an anti-join (engines/spark/s2r.py)."""
@@ -477,6 +477,7 @@ def test_count_windows_and_time_annotated_data_pass_in_replay(engine, family, at
         assert result.verdict == "PASS", (case.id, result.reason)
 
 
+@pytest.mark.long
 def test_several_windows_pass_in_replay_where_the_query_is_supported(engine):
     """GRAPH <window> patterns match a graph column filled by an interval join of the streams with each
     instant's window spans (engines/spark/s2r.py, multi); the sub-SELECTs of three of them are compiled per

@@ -39,6 +39,7 @@ def run(engine, case_id, timeout=120.0):
     return run_case(CASES[case_id], engine, engine.info(), timeout=timeout)
 
 
+@pytest.mark.long
 def test_a_csrbench_case_passes_through_the_stand_in_and_fails_when_it_drops_a_solution():
     """The stand-in answers csrbench.q2 (1 s windows, 34 s of stream, in real time) rightly, and with
     ``--wrong`` it drops the last solution of each evaluation: the windows with solutions are named."""

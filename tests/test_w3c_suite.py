@@ -86,6 +86,7 @@ SPARK_FAST = ["sparql10/expr-equals", "sparql10/open-world", "sparql10/distinct"
               "sparql11/property-path", "sparql10/optional-filter"]
 
 
+@pytest.mark.long
 def test_the_spark_engine_gives_no_wrong_answer_where_the_suite_found_them():
     """Measured 2026-11-26 (engines/spark/README.md): in these folders 129 right of 159, the rest refused by name;
     before 2026-11-25, 38 wrong answers in the first six.  A FAIL is a defect of the engine: it must refuse
