@@ -47,6 +47,7 @@ from engines.spark.sqlterms import (
     col_name,
     integer_literal,
     is_var,
+    let,
     lexical,
     literal_lexical,
     n3,
@@ -368,7 +369,8 @@ class Compiler:
             else:
                 expr, descending = cond, False
             term = as_term(self.expr(expr, rel))
-            for key in (term_rank(term), number(term), f"coalesce({lexical(term)}, {term})"):
+            # each key reads the term several times: a long one (a cast's result) is bound once per key
+            for key in (let(term, term_rank), let(term, number), let(term, lambda x: f"coalesce({lexical(x)}, {x})")):
                 keys.append(f"{key} {'DESC NULLS LAST' if descending else 'ASC NULLS FIRST'}")
         keys += [f"{quote(c)} ASC NULLS FIRST" for c in sorted(rel.cols) if c != K]
         return rel.with_column(RANK, f"row_number() OVER (PARTITION BY {quote(K)} ORDER BY {', '.join(keys)})",
