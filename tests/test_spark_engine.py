@@ -410,6 +410,24 @@ def test_reports_parse_each_term_text_once_and_keep_every_value():
     assert len(firsts) == 3 and all(x is firsts[0] for x in firsts)
 
 
+def test_a_reporter_over_many_windows_of_new_terms_keeps_a_bounded_number_of_them():
+    """A live run's reporter lives as long as the run, and its terms are new in every window (the
+    observations): its parsed terms start over past KEPT, so its memory follows the window, not the run.
+    Each report still has its own solutions' terms, before and after a start over."""
+    from rdflib import URIRef
+
+    from engines.spark.reporter import KEPT, Reporter, Solutions
+
+    reporter, per = Reporter("rstream"), 9_000
+    windows = 3 * KEPT // per + 1  # three times what it keeps
+    for w in range(windows):
+        lines = [f"<urn:sensor:{i % 100}>\n<urn:obs:{w}:{i}>" for i in range(per)]
+        report = reporter.report("SELECT", w * 5000, w * 5000 + 5000, Solutions(("s", "o"), lines))
+        assert len(reporter.parsed) <= KEPT
+        assert len(report.solutions) == per
+        assert report.solutions[per - 1] == {"s": URIRef("urn:sensor:99"), "o": URIRef(f"urn:obs:{w}:{per - 1}")}
+
+
 def test_a_literal_larger_than_a_memory_page_is_joined_deduplicated_and_reported_whole(tmp_path):
     """The session's memory pages are 2 MB (engines/spark/session.py): a hash join's table, the BGP's
     de-duplication and the lines per window must still take a 3 MB literal, each in a page of its own.
