@@ -81,7 +81,7 @@ def numeric(v: Value) -> Value:
         # a long term (a cast's or function's result) is read for its type, value and exact value, the
         # type twice: bound once, the number is one struct over the binding (a cast inside a sum wrote the
         # cast out four times, 173 KB of SQL for ``xsd:integer(xsd:string(?v)) + 1``)
-        return computed(let(v.sql, lambda x: struct(numeric(Value("term", x)))))
+        return computed(bind_nums(v, lambda x: struct(numeric(x))))
     code = numeric_code(v.sql)
     value = number(v.sql)
     exact = f"CASE WHEN ({code}) <= {DECIMAL} THEN try_cast({numeric_lexical(v.sql)} AS {EXACT}) END"
