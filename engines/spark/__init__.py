@@ -27,7 +27,9 @@ import threading
 from dataclasses import replace
 
 import rdflib
-from rdflib.plugins.sparql import prepareQuery
+from rdflib import BNode
+from rdflib.plugins.sparql.algebra import translateQuery, traverse
+from rdflib.plugins.sparql.parser import parseQuery
 
 from engines.contract import EngineInfo, LiveUnsupported, RunRequest, Unsupported
 from engines.spark import session as spark_session
@@ -52,14 +54,32 @@ _AS_WRITTEN = threading.Lock()
 def algebra_of(query: str):
     """The query's algebra with its literals as written: a pattern's ``+5`` is the term "+5"^^xsd:integer,
     which matches only that term (rdflib would make it "5"; W3C term-8, eq-graph-2).  rdflib's switch is
-    process-wide, so it is held under a lock and put back."""
+    process-wide, so it is held under a lock and put back.  Its blank nodes are named in order
+    (:func:`_blank_nodes_in_order`)."""
     with _AS_WRITTEN:
         before = rdflib.NORMALIZE_LITERALS
         rdflib.NORMALIZE_LITERALS = False
         try:
-            return prepareQuery(query).algebra
+            return translateQuery(_blank_nodes_in_order(parseQuery(query))).algebra
         finally:
             rdflib.NORMALIZE_LITERALS = before
+
+
+def _blank_nodes_in_order(parsed):
+    """The parsed query with its blank nodes renamed ``b0``, ``b1``, … in the order the query first
+    names them.  rdflib gives ``[]`` a random id, which then names SQL columns and breaks ties in its
+    ordering of a basic graph pattern's triples: the same query compiled to another SQL text, joined in
+    another order, each time it was read.  A blank node in a pattern is a variable that cannot be
+    projected, and a CONSTRUCT template's are made fresh per solution: the names are never seen."""
+    names: dict = {}
+
+    def rename(node):
+        if isinstance(node, BNode):
+            return names.setdefault(node, BNode(f"b{len(names)}"))
+        return None
+
+    parsed[1] = traverse(parsed[1], visitPost=rename)
+    return parsed
 
 
 def as_computed(request: RunRequest) -> tuple[RunRequest, bool]:
