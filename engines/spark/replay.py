@@ -27,9 +27,10 @@ from engines.spark.windowjob import (
 from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec
 
 
-def replay(request: RunRequest, algebra, t0: int, master: str):
-    """Replay a case's stream (elements handed over by the harness)."""
-    spark = session(master)
+def replay(request: RunRequest, algebra, t0: int, master: str, serial: bool = False):
+    """Replay a case's stream (elements handed over by the harness); ``serial``: each query in one task
+    (:func:`~engines.spark.session.session`)."""
+    spark = session(master, serial)
     if isinstance(request.window, (MultiWindowSpec, ValiditySpec, CountWindowSpec)):
         quads, arrived = s2r.from_elements(spark, request.stream.elements)
         static = static_frame(spark, request.stream, algebra)
@@ -43,13 +44,13 @@ def replay(request: RunRequest, algebra, t0: int, master: str):
     return evaluate(spark, triples, static_frame(spark, request.stream, algebra), request.window, t0, last, algebra)
 
 
-def replay_file(path: str, fmt: str, window, algebra, t0: int, master: str):
+def replay_file(path: str, fmt: str, window, algebra, t0: int, master: str, serial: bool = False):
     """Replay a stream file read by Spark itself (see :mod:`engines.spark.ingest`): one job, one scan
     of the file, which parses it, assigns the triples the query can match to their windows, answers
     the query and observes the stream's latest time (:func:`observe_last`), to which the windows are
     flushed.  No bound on the window number is needed: a triple only lands in windows that start by
-    its time."""
-    spark = session(master)
+    its time.  ``serial``: as for :func:`replay`."""
+    spark = session(master, serial)
     stream = ingest.read(spark, path, fmt)
     keep = matchable_condition(algebra)
     if keep == NOTHING:

@@ -9,10 +9,25 @@ import threading
 _LOCK = threading.Lock()
 JAVA_OPTIONS = "-XX:+UseParallelGC"
 _SESSION = None
+_SERIAL = None
 
 
-def session(master: str = "local[2]"):
-    """The process's SparkSession (created on first use: 5–10 s)."""
+def session(master: str = "local[2]", serial: bool = False):
+    """The process's SparkSession (created on first use: 5–10 s).  ``serial``: its sibling (the same
+    context, its own SQL settings) whose window jobs run each query in one task, rows in a fixed order:
+    which of two refusals a job meets first is then not a race between tasks (``SparkEngine.run``)."""
+    global _SERIAL
+    spark = _session(master)
+    if not serial:
+        return spark
+    with _LOCK:
+        if _SERIAL is None:
+            _SERIAL = spark.newSession()
+            _SERIAL.conf.set("spark.sql.shuffle.partitions", "1")
+        return _SERIAL
+
+
+def _session(master: str):
     global _SESSION
     with _LOCK:
         if _SESSION is None:
