@@ -145,10 +145,11 @@ class SparkEngine:
     @staticmethod
     def _refused_by_name(attempt):
         """``attempt(False)``; if its job met data this engine would answer wrongly, Unsupported with the
-        reason that ``attempt(True)``, a serial replay of the same, meets first.  A window job runs in
-        two tasks, and with data that two refusals stop, which task failed first was a race (W3C
-        eq-dateTime gave "hour 24?" in some runs, "a time zone to one without" in others); in one task
-        the rows go in a fixed order.  A refused run pays for it once more."""
+        reason that ``attempt(True)``, a serial replay of the same, meets first.  With data that two
+        refusals stop, which one a job met first depended on the order a reader handed an element's
+        triples over (W3C eq-dateTime changed with Python's hash seed) and, with windows in both of the
+        job's tasks, on which task failed first; a serial replay meets the triples in one order, in one
+        task (:func:`in_order`).  A refused run pays for it once more."""
         try:
             return attempt(False)
         except Exception as exc:
