@@ -355,6 +355,25 @@ def test_a_spark_live_job_that_dies_is_an_error_with_its_exception_and_the_feed_
     assert time.monotonic() - started < experiment().timeout
 
 
+def test_a_spark_live_job_stopped_by_a_refusal_is_unsupported_with_its_reason(tmp_path, monkeypatch):
+    """A window job that meets data the engine would answer wrongly stops with the refusal's reason
+    (``sqlterms.refuse``): the load is UNSUPPORTED by name, as a batch run is, not the engine's ERROR."""
+    pytest.importorskip("pyspark")
+    from engines.spark import SparkEngine
+    from engines.spark import live as spark_live
+    from engines.spark.sqlterms import REFUSAL
+
+    def refuses(self, windows, upto):  # Spark's words for a raise_error() in the job
+        raise RuntimeError(f"[USER_RAISED_EXCEPTION] {REFUSAL}dividing by an xsd:decimal value SQLSTATE: P0001")
+
+    monkeypatch.setattr(spark_live.SparkLive, "_answer", refuses)
+    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 1)
+    case = burst_case(tmp_path)
+    report = load.run_experiment(experiment(), SparkEngine(mode="streaming"), {case.id: case}, say=lambda _: None)
+    (entry,) = report["loads"]
+    assert (entry["status"], entry["reason"]) == ("UNSUPPORTED", "dividing by an xsd:decimal value"), entry
+
+
 def stepped_spark_live(tmp_path, monkeypatch):
     """A Spark live session on the burst case, not warmed up, for a test to drive step by step as the worker
     does (``session._step``): the session, the stream's elements grouped by stamp as pushes, and the

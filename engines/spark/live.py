@@ -22,7 +22,7 @@ source (a test source) fell behind at once at YABench's big load.  Here the engi
   the window, not the run.  At the end of the stream the windows still open are flushed.
 
 A job that fails stops the worker; the failure is raised by the next ``push`` or by ``end()`` (an ERROR
-carrying Spark's exception, not a timeout).  Whenever the worker stops (end of stream, failure, cancel)
+carrying Spark's exception, not a timeout; a job stopped by a refusal, ``Unsupported`` with its reason).  Whenever the worker stops (end of stream, failure, cancel)
 its blocks and files go with it.  Same windows and answers as replay (the same :func:`windowjob.solve`).
 """
 
@@ -40,12 +40,12 @@ from pathlib import Path
 from rdflib import Literal, URIRef
 from rdflib.namespace import XSD
 
-from engines.contract import RunRequest
+from engines.contract import RunRequest, Unsupported
 from engines.spark import ingest
 from engines.spark.algebra import triple_patterns
 from engines.spark.reporter import NONE, Reporter, template_of
 from engines.spark.session import session
-from engines.spark.sqlterms import n3, sql_string
+from engines.spark.sqlterms import n3, refusal, sql_string
 from engines.spark.streaming import Cancelled
 from engines.spark.windowjob import (
     NOTHING,
@@ -283,7 +283,9 @@ class SparkLive:
         except Cancelled as exc:
             error = exc
         except Exception as exc:  # noqa: BLE001 - the engine's failure, raised by push() and end()
-            error = Failed(f"the Spark engine's live job failed: {summary(exc)}")
+            reason = refusal(exc)  # data a window job met that this engine would answer wrongly: by name
+            error = Unsupported(reason) if reason is not None else Failed(
+                f"the Spark engine's live job failed: {summary(exc)}")
         finally:
             self._cleanup()
             # said only once the blocks and files are gone: push() raises it, and the run may end at once
