@@ -22,8 +22,8 @@ source (a test source) fell behind at once at YABench's big load.  Here the engi
   the window, not the run.  At the end of the stream the windows still open are flushed.
 
 A job that fails stops the worker; the failure is raised by the next ``push`` or by ``end()`` (an ERROR
-carrying Spark's exception, not a timeout; a job stopped by a refusal, ``Unsupported`` with its reason).  Whenever the worker stops (end of stream, failure, cancel)
-its blocks and files go with it.  Same windows and answers as replay (the same :func:`windowjob.solve`).
+carrying Spark's exception, not a timeout; a job stopped by a refusal, ``Unsupported`` with its reason).
+Whenever the worker stops (end of stream, failure, cancel) its blocks and files go with it.  Same windows and answers as replay (the same :func:`windowjob.solve`).
 """
 
 from __future__ import annotations
