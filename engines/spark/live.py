@@ -397,7 +397,7 @@ class SparkLive:
             windowed = parts[0] if parts else self._assigned(str(self._empty()))
             for part in parts[1:]:
                 windowed = windowed.unionByName(part)
-            self.form, rows, held = solve(self.spark, windowed, self.static, self.algebra, only)
+            self.form, rows, held = self._solve(windowed, only)
             rows = answers(rows, held, only)
             for k in only:
                 o, c = windows[k]
@@ -411,6 +411,23 @@ class SparkLive:
             else:
                 keep.append(s)
         self.segments = keep
+
+    def _solve(self, windowed, only: list[int]):
+        """:func:`windowjob.solve` for the windows ``only``.  Which of two refusals stopped a job was the
+        order an element's triples came in and, with windows in both of the job's tasks, a race (4 runs in
+        10 one way).  A refused job is replayed window by window, in order, each window's triples in
+        N-Triples order, and the first refusal met there is the one raised.  (A batch run's serial replay,
+        :func:`engines.spark.in_order`, keeps the elements' order within a window; a live window's rows no
+        longer carry their times.)"""
+        try:
+            return solve(self.spark, windowed, self.static, self.algebra, only)
+        except Exception as exc:
+            if refusal(exc) is None:
+                raise
+            ordered = windowed.sortWithinPartitions("s", "p", "o")  # one window is in one partition
+            for k in only:
+                solve(self.spark, ordered, self.static, self.algebra, [k])
+            raise
 
     def _cleanup(self) -> None:
         for s in self.segments:
