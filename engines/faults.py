@@ -15,9 +15,11 @@ import threading
 import time
 from dataclasses import replace
 
-from rdflib import Graph, Literal
+from rdflib import BNode, Graph, Literal, URIRef, Variable
 from rdflib.namespace import XSD
 from rdflib.plugins.sparql import prepareQuery
+from rdflib.plugins.sparql.evaluate import evalPart
+from rdflib.plugins.sparql.sparql import QueryContext
 
 from engines import r2s as engine_r2s
 from engines.contract import RunRequest, Unsupported
@@ -625,6 +627,36 @@ class OptionalInnerEngine(ReferenceEngine):
 
     def run(self, request):
         return super().run(replace(request, r2r=re.sub(r"\bOPTIONAL\b", "", request.r2r, flags=re.I)))
+
+
+class SharedBlankNodeEngine(ReferenceEngine):
+    """Fills a CONSTRUCT template's blank nodes once per window, not once per solution: every solution's
+    triples share them, as a template filled by substituting its variables alone would (SPARQL 1.1
+    §16.2.1 makes them fresh for each solution)."""
+
+    name = "testing-shared-blank-node"
+
+    def evaluate(self, request, elements):
+        kind, current = super().evaluate(request, elements)
+        query = prepareQuery(request.r2r)
+        template = query.algebra.get("template") if kind == "CONSTRUCT" else None
+        if not template:
+            return kind, current
+        graph = Graph()
+        for triple in (*request.stream.static, *(t for e in elements for t in e.triples)):
+            graph.add(triple)
+        context = QueryContext(graph)
+        context.prologue = query.prologue
+        shared: dict = {}  # the fault: one blank node per template label for the whole window
+        filled = set()
+        for solution in evalPart(context, query.algebra.p):
+            for pattern in template:
+                triple = tuple(solution.get(x) if isinstance(x, Variable) else
+                               shared.setdefault(x, BNode(f"shared{len(shared)}")) if isinstance(x, BNode) else x
+                               for x in pattern)
+                if None not in triple and not isinstance(triple[0], Literal) and isinstance(triple[1], URIRef):
+                    filled.add(triple)
+        return kind, sorted(filled, key=lambda t: tuple(x.n3() for x in t))
 
 
 class WrongAnswerEngine(ReferenceEngine):

@@ -26,6 +26,7 @@ from oracle.findings import FINDINGS
 from oracle.model import ExpectedReport, ObservedReport, Stream, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions, same
+from oracle.r2r.terms import coloured
 from oracle.semantics import Profile
 
 ALIGNMENTS = ("window", "time", "order")
@@ -171,12 +172,18 @@ def out_of_order(actual: list[ObservedReport]) -> dict[int, str]:
 
 
 def _take(sols: Solutions, budget: Counter) -> list[dict]:
+    """The rows of ``sols`` that ``budget`` counts, each blank node named by its colour (:func:`coloured`); a
+    bag's in the order of their keys, a sequence's in its own.  A bag's order of evaluation can change from
+    process to process (a CONSTRUCT's graph follows Python's hash seed), and so would the reason."""
     budget = Counter(budget)
+    pairs = list(zip(sols.rows, sols.keys))
+    if not sols.ordered:
+        pairs.sort(key=lambda pair: repr(pair[1]))
     out = []
-    for row, key in zip(sols.rows, sols.keys):
+    for row, key in pairs:
         if budget[key] > 0:
             budget[key] -= 1
-            out.append(row)
+            out.append(coloured(row, key))
     return out
 
 

@@ -56,6 +56,8 @@ FINDINGS = {
     "unmerged": "reads each window as a named graph, not merged into the default graph (C-SPARQL's dataset)",
     "any-close": "evaluates whenever any window closes, not only when the designated window does",
     "not-all-close": "evaluates whenever any window closes, not only when all close at once",
+    "shared-blank-node": "fills a CONSTRUCT template's blank nodes once per window, not with fresh ones for each "
+                         "solution (its solutions share them)",
     "empty-group-join": "gives no solution for a join with an aggregate over no matches (SPARQL's group over "
                         "nothing is one row: COUNT 0)",
     "own-clock": "sees time pass only by each window's own stream (a window whose stream goes quiet never closes)",

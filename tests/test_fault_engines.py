@@ -380,3 +380,19 @@ def test_reports_that_stop_while_the_stream_runs_are_named_and_only_then():
     for case_id in ("r2s.sliding[r2s=istream]", "edges.repeated-triple"):
         result = run_case(by_id[case_id], engine, engine.info(), timeout=60)
         assert result.verdict == "FAIL" and "stops" not in result.findings, (case_id, result.reason)
+
+
+def test_filling_a_templates_blank_nodes_once_per_window_fails_the_blank_node_cases_and_is_named():
+    """A CONSTRUCT template's blank nodes are fresh for each solution (SPARQL 1.1 §16.2.1); an engine that
+    fills them once per window fails the two cases whose windows hold two solutions or more, named, and
+    passes the CONSTRUCT case whose template has no blank node."""
+    from engines.faults import SharedBlankNodeEngine
+
+    engine = SharedBlankNodeEngine()
+    results = {c.id: run_case(c, engine, engine.info()) for c in SMALL if "construct" in c.capabilities}
+    assert {k: r.verdict for k, r in results.items()} == {
+        "edges.construct": "PASS", "edges.construct-blank-nodes": "FAIL", "edges.construct-labelled-blank-node": "FAIL"}
+    for r in results.values():
+        assert r.verdict == "PASS" or named(r, "shared-blank-node"), (r.id, r.reason)
+    # ex:b's two windows: each wrong one is named, the window with one solution is right
+    assert results["edges.construct-labelled-blank-node"].findings == {"shared-blank-node": 2}

@@ -32,6 +32,26 @@ def test_provenance_joins_the_triples_of_one_observation():
     assert [stream.elements[i].triples[0][1] for i in ders[0].elements] == [iri("procedure"), iri("result"), iri("value")]
 
 
+def test_a_constructed_triple_is_derived_through_the_template_its_blank_nodes_fitting_any():
+    """A CONSTRUCT's triple comes from a solution of its pattern through its template, not from a stream
+    triple like it: the old provenance looked the triple up in the stream, so a missing ``ex:b ex:status
+    ex:hot`` was "derived from no stream element" (a false claim); a template blank node is fresh in each
+    solution, so it fits whatever blank node the triple holds."""
+    from rdflib import BNode
+
+    stream = triple_stream((2, "a", "temp", num(30)), (12, "b", "temp", num(95)))
+    whole = (0, len(stream))
+    status = Provenance(R2R("PREFIX ex: <http://ex.org/> CONSTRUCT { ?x ex:status ex:hot } "
+                            "WHERE { ?x ex:temp ?t FILTER(?t > 80) }", stream))
+    assert [d.times for d in status.derivations({"s": iri("b"), "p": iri("status"), "o": iri("hot")}, whole)] == [(12,)]
+    assert status.derivations({"s": iri("b"), "p": iri("status"), "o": iri("cold")}, whole) == []
+    reading = Provenance(R2R("PREFIX ex: <http://ex.org/> CONSTRUCT { ?x ex:reading [ ex:value ?t ] } "
+                             "WHERE { ?x ex:temp ?t }", stream))
+    assert [d.times for d in reading.derivations({"s": BNode("any"), "p": iri("value"), "o": num(95)}, whole)] == [(12,)]
+    assert [d.times for d in reading.derivations({"s": iri("a"), "p": iri("reading"), "o": BNode("z")}, whole)] == [(2,)]
+    assert reading.derivations({"s": iri("a"), "p": iri("reading"), "o": iri("z")}, whole) == []  # an IRI is no blank node
+
+
 def test_trial_windows_are_remembered_up_to_a_bound_and_never_fill_the_cache(monkeypatch):
     """Gracious mode's trial borders (evaluate(keep=False)) come back in its second round and for the next
     window: the latest trials are remembered, up to TRIAL_SOLUTIONS solutions, outside the query's cache."""

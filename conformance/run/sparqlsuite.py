@@ -17,7 +17,7 @@ import logging
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from rdflib import BNode, Graph, Literal, Namespace
+from rdflib import Graph, Literal, Namespace
 from rdflib.compare import isomorphic
 from rdflib.namespace import RDF
 
@@ -27,7 +27,7 @@ from oracle.compare import observed_solutions
 from oracle.model import Element, Stream, WindowSpec
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions, same
-from oracle.r2r.terms import show_solution
+from oracle.r2r.terms import coloured, show_solution
 
 RS = Namespace("http://www.w3.org/2001/sw/DataAccess/tests/result-set#")
 TARGETS = ("rdflib", "oxigraph", "spark")
@@ -110,22 +110,15 @@ def compare(query: R2R, got: Solutions, expected, lax: bool = False) -> tuple[st
 
 def _difference(want: Solutions, got: Solutions) -> str:
     """A solution only the W3C has and one only the answer has, in the kit's precise form: the first in
-    the order of their keys, blank nodes shown by their colour (:func:`_shown`).  The first in the
+    the order of their keys, blank nodes shown by their colour (:func:`coloured`).  The first in the
     evaluator's order changed from process to process (rdflib's graphs follow Python's hash seed)."""
     extra, missing = Counter(got.keys) - Counter(want.keys), Counter(want.keys) - Counter(got.keys)
     parts = []
     for label, keys, rows in (("missing", missing, want), ("extra", extra, got)):
         found = min(((k, r) for k, r in zip(rows.keys, rows.rows) if k in keys), key=lambda kr: repr(kr[0]), default=None)
         if found is not None:
-            parts.append(f"{label} {_shown(found[1], found[0])}")
+            parts.append(f"{label} {show_solution(coloured(found[1], found[0]), precise=True)}")
     return (": " + "; ".join(parts)) if parts else ""
-
-
-def _shown(row: dict, key) -> str:
-    """``row`` as the kit shows a solution, each blank node by its colour in ``key`` (the solutions'
-    blank nodes up to isomorphism), not its label: an evaluator's BNODE() is new at random each run."""
-    colours = {v: k[1] for v, k in key if k[0] == "bnode"}
-    return show_solution({v: BNode(colours[v][:8]) if v in colours else t for v, t in row.items()}, precise=True)
 
 
 def _rows(expected) -> tuple[list[dict], bool | None]:

@@ -470,6 +470,15 @@ def _solution_form(w: WindowResult, query: R2R) -> tuple[str, str] | None:
                           "tell the two apart")
                 return ("empty-groups", "optional-inner"), words
             return "empty-groups", words
+    shared = _shared_template(query) if want != got else None
+    if shared is not None:
+        filled = _variant(query, shared).evaluate(w.expected.content).rows
+        blank = {}  # each template blank node's IRI read back as one blank node
+        if bag({k: blank.setdefault(v, BNode(f"t{len(blank)}")) if str(v).startswith(SHARED) else v
+                for k, v in row.items()} for row in filled) == got:
+            return "shared-blank-node", ("the engine's graph is exactly the oracle's with one blank node for each "
+                                         "of the template's in the whole window, shared by every solution: "
+                                         "SPARQL makes them fresh for each solution")
     for finding, words, rewrite in REWRITES:  # the query as an engine with an aggregate fault reads it
         text = rewrite(query.text)
         if text != query.text and bag(_variant(query, text).evaluate(w.expected.content).rows) == got:
@@ -507,6 +516,28 @@ REWRITES = (
                        "COUNT(…): it counts repeated values again",
      lambda text: re.sub(r"\bCOUNT\s*\(\s*DISTINCT\s+", "COUNT(", text, flags=re.I)),
 )
+
+
+#: the IRIs :func:`_shared_template` writes for a template's blank nodes
+SHARED = "urn:rspconf:template-blank-node:"
+
+
+def _shared_template(query: R2R) -> str | None:
+    """A CONSTRUCT query with each of its template's blank nodes written as an IRI of its own (None when the
+    template has none): its graph is the one an engine gives that fills each blank node once for the whole
+    window, with those IRIs for the blank nodes."""
+    template = query.query.algebra.get("template") if query.form == "ConstructQuery" else None
+    blanks = list(dict.fromkeys(x for triple in template or () for x in triple if isinstance(x, BNode)))
+    start = re.search(r"\bCONSTRUCT\s*\{", query.text, re.I)
+    if not blanks or start is None:
+        return None
+    depth, end = 1, start.end()  # the template's closing brace (a template holds no braces but its own)
+    while end < len(query.text) and depth:
+        depth += {"{": 1, "}": -1}.get(query.text[end], 0)
+        end += 1
+    named = {b: f"<{SHARED}{i}>" for i, b in enumerate(blanks)}
+    body = " ".join(" ".join(named.get(x) or x.n3() for x in triple) + " ." for triple in template)
+    return f"{query.text[:start.end()]} {body} {query.text[end - 1:]}"
 
 
 #: the variables a query binds to a COUNT (``COUNT(…) AS ?n``)

@@ -139,6 +139,8 @@ class Provenance:
         self.where_query = Query(query.query.prologue, CompValue(
             "SelectQuery", p=self.where, PV=sorted(pattern_vars) + bnodes, datasetClause=None))
         self.pattern_vars = {str(v) for v in pattern_vars}
+        # a CONSTRUCT's template (CONSTRUCT WHERE: its pattern's triples, SPARQL 1.1 §16.2.4)
+        self.template = (algebra.template or self.patterns) if query.form == "ConstructQuery" else []
         self._graphs: dict[tuple[int, int], tuple[Graph, dict]] = {}
         text = query.text
         form = FORM_WORD.search(text)
@@ -209,14 +211,37 @@ class Provenance:
 
     def bindings(self, solution: dict, literals: dict) -> list[dict]:
         """The solution's pattern values as pre-bindings, each literal replaced by the stream's literals of
-        the same value (every combination, up to :data:`ALTERNATIVES`)."""
+        the same value (every combination, up to :data:`ALTERNATIVES`); a blank node binds nothing (a
+        report's blank nodes are compared up to isomorphism, and shown by their colour)."""
         names, options = [], []
         for v, t in solution.items():
-            if v not in self.pattern_vars:
+            if v not in self.pattern_vars or isinstance(t, BNode):  # a blank node's label is its output's own
                 continue
             names.append(v)
             options.append(literals.get(term_key(t), [t]) if isinstance(t, Literal) else [t])
         return [dict(zip(names, combo)) for combo in itertools.islice(itertools.product(*options), ALTERNATIVES)]
+
+    def filling(self, triple: dict) -> list[dict]:
+        """The pattern values under which a CONSTRUCT template's triples give ``triple`` (``s``, ``p``,
+        ``o``): one pre-binding per template triple it fits, a template blank node fitting any blank node
+        (each solution makes a fresh one); the pre-binding finds its derivations as a solution's does."""
+        out = []
+        for pattern in self.template:
+            filled: dict = {}
+            for t, value in zip(pattern, (triple.get("s"), triple.get("p"), triple.get("o"))):
+                if isinstance(t, Variable):
+                    if filled.setdefault(str(t), value) != value:
+                        break
+                elif isinstance(t, BNode):
+                    if not isinstance(value, BNode):
+                        break
+                elif t != value and not (isinstance(t, Literal) and isinstance(value, Literal)
+                                         and term_key(t) == term_key(value)):
+                    break
+            else:
+                if filled not in out:
+                    out.append(filled)
+        return out
 
     def aggregated(self, solution: dict) -> bool:
         """Whether ``solution`` carries a value computed over a group (an aggregate of the query): its
@@ -226,14 +251,13 @@ class Provenance:
     def derivations(self, solution: dict, content: tuple[int, int], limit: int = 8) -> list[Derivation]:
         """The derivations of ``solution`` from the elements in ``content`` (at most ``limit``); for an
         aggregate solution, one: every row of its group joined (an aggregate needs all of them)."""
-        if self.r2r.form == "ConstructQuery":
-            g, where, literals = self._graph(content)
-            o = solution.get("o")
-            found = []
-            for obj in (literals.get(term_key(o), [o]) if isinstance(o, Literal) else [o]):
-                found += where.get((solution.get("s"), solution.get("p"), obj), [])
-            return [Derivation((i,), (self.stream.elements[i].t,)) for i in found[:limit]]
         g, where, literals = self._graph(content)
+        if self.r2r.form == "ConstructQuery":
+            out: list[Derivation] = []
+            for filled in self.filling(solution):
+                out += [d for d in self._derive(self.where_query, g, where, self.bindings(filled, literals), limit)
+                        if d not in out]
+            return out[:limit]
         if self.aggregated(solution):
             rows = self._derive(self.where_query, g, where, self.bindings(solution, literals), GROUP_ROWS)
             used = tuple(sorted({i for d in rows for i in d.elements}))

@@ -130,6 +130,13 @@ def show_solution(solution: Solution, precise: bool = False) -> str:
     return "{" + ", ".join(f"?{v}={show_term(solution[v], precise)}" for v in sorted(solution)) + "}"
 
 
+def coloured(row: Solution, key: Key) -> Solution:
+    """``row`` with each blank node named by its colour in ``key`` (:func:`solution_keys`), to be shown: a
+    label is an evaluator's own (rdflib's are new at random each run), the colour is the graph's."""
+    colours = {v: k[1] for v, k in key if k[0] == "bnode"}
+    return {v: BNode(colours[v][:8]) if v in colours else t for v, t in row.items()} if colours else row
+
+
 def _row_keys(rows: list[Solution]) -> list[dict[str, tuple]]:
     return [{v: term_key(t) for v, t in row.items() if t is not None} for row in rows]
 
