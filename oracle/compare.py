@@ -145,8 +145,8 @@ def compare_bags(expected: Solutions, actual: Solutions) -> WindowResult:
     recall = 1.0 if not expected.keys else common / len(expected.keys)
     missing_budget = e_count - a_count
     extra_budget = a_count - e_count
-    missing = _take(expected, missing_budget)
-    extra = _take(actual, extra_budget)
+    missing = _take(expected, missing_budget, expected.ordered)
+    extra = _take(actual, extra_budget, expected.ordered)  # an engine's rows come in its order, a bag or not
     order_ok = not expected.ordered or bool(missing or extra)
     status = MATCH if (not missing and not extra and order_ok) else MISMATCH
     return WindowResult(status, None, None, actual, precision, recall, missing, extra, order_ok)
@@ -171,13 +171,14 @@ def out_of_order(actual: list[ObservedReport]) -> dict[int, str]:
     return out
 
 
-def _take(sols: Solutions, budget: Counter) -> list[dict]:
-    """The rows of ``sols`` that ``budget`` counts, each blank node named by its colour (:func:`coloured`); a
-    bag's in the order of their keys, a sequence's in its own.  A bag's order of evaluation can change from
-    process to process (a CONSTRUCT's graph follows Python's hash seed), and so would the reason."""
+def _take(sols: Solutions, budget: Counter, ordered: bool) -> list[dict]:
+    """The rows of ``sols`` that ``budget`` counts, each blank node named by its colour (:func:`coloured`); in
+    their own order where the query's answer is a sequence (``ordered``), else in the order of their keys.
+    A bag's order of evaluation can change from process to process (a CONSTRUCT's graph follows Python's
+    hash seed), and so would the reason."""
     budget = Counter(budget)
     pairs = list(zip(sols.rows, sols.keys))
-    if not sols.ordered:
+    if not ordered:
         pairs.sort(key=lambda pair: repr(pair[1]))
     out = []
     for row, key in pairs:
