@@ -229,3 +229,16 @@ def test_the_headline_is_the_finding_that_explains_the_most_windows():
     # registry order would put stale (1 window) before shifted (4 windows); a whole-output finding leads
     assert list(headline_first(Counter({"stale": 1, "shifted": 4}))) == ["shifted", "stale"]
     assert list(headline_first(Counter({"stale": 1, "shifted": 4, "width": 1}))) == ["width", "shifted", "stale"]
+
+
+def test_the_shared_blank_node_hypothesis_reads_a_template_whose_literal_holds_a_brace():
+    """The hypothesis rewrites the template's text up to its closing brace: a brace in a string or a comment
+    is text, not the end (the first cut of it stopped at ``"a}b"`` and made a query that does not parse)."""
+    from oracle.judge.explain import SHARED, _shared_template, _variant
+
+    stream = triple_stream((2, "a", "temp", num(30)), (4, "b", "temp", num(95)))
+    query = R2R('PREFIX ex: <http://ex.org/> CONSTRUCT { ?x ex:label "a}b" # } a comment\n ; ex:r [ ex:v ?t ] } '
+                "WHERE { ?x ex:temp ?t }", stream)
+    rows = _variant(query, _shared_template(query)).evaluate((0, len(stream))).rows
+    blank = {v for row in rows for v in row.values() if str(v).startswith(SHARED)}
+    assert len(rows) == 6 and len(blank) == 1  # two solutions, three triples each, one IRI for the blank node

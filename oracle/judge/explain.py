@@ -39,7 +39,7 @@ from oracle.judge.words import GRAIN_WORDS, INSTANTS, WHOLE_OUTPUT, place
 from oracle.judge.words import span as window_span
 from oracle.model import GRAINS
 from oracle.r2r.evaluators import EvaluatorDisagreement
-from oracle.r2r.query import R2R
+from oracle.r2r.query import R2R, QueryError
 from oracle.r2r.solutions import Solutions
 from oracle.r2r.terms import NUMERIC, bag, show_solution
 
@@ -472,10 +472,13 @@ def _solution_form(w: WindowResult, query: R2R) -> tuple[str, str] | None:
             return "empty-groups", words
     shared = _shared_template(query) if want != got else None
     if shared is not None:
-        filled = _variant(query, shared).evaluate(w.expected.content).rows
+        try:
+            filled = _variant(query, shared).evaluate(w.expected.content).rows
+        except QueryError:  # a brace in a template's literal cut the text wrong: not tried
+            filled = None
         blank = {}  # each template blank node's IRI read back as one blank node
-        if bag({k: blank.setdefault(v, BNode(f"t{len(blank)}")) if str(v).startswith(SHARED) else v
-                for k, v in row.items()} for row in filled) == got:
+        if filled is not None and bag({k: blank.setdefault(v, BNode(f"t{len(blank)}")) if str(v).startswith(SHARED)
+                                       else v for k, v in row.items()} for row in filled) == got:
             return "shared-blank-node", ("the engine's graph is exactly the oracle's with one blank node for each "
                                          "of the template's in the whole window, shared by every solution: "
                                          "SPARQL makes them fresh for each solution")
@@ -520,6 +523,9 @@ REWRITES = (
 
 #: the IRIs :func:`_shared_template` writes for a template's blank nodes
 SHARED = "urn:rspconf:template-blank-node:"
+#: what a scan for the template's closing brace steps over whole: strings, IRIs, comments
+TEMPLATE_TOKENS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
+                             r"|<[^<>\s]*>|#[^\n]*|[{}]")
 
 
 def _shared_template(query: R2R) -> str | None:
@@ -531,10 +537,12 @@ def _shared_template(query: R2R) -> str | None:
     start = re.search(r"\bCONSTRUCT\s*\{", query.text, re.I)
     if not blanks or start is None:
         return None
-    depth, end = 1, start.end()  # the template's closing brace (a template holds no braces but its own)
-    while end < len(query.text) and depth:
-        depth += {"{": 1, "}": -1}.get(query.text[end], 0)
-        end += 1
+    depth, end = 1, start.end()  # the template's closing brace; a brace inside a string or an IRI is text
+    for token in TEMPLATE_TOKENS.finditer(query.text, start.end()):
+        depth += {"{": 1, "}": -1}.get(token.group(), 0)
+        if not depth:
+            end = token.end()
+            break
     named = {b: f"<{SHARED}{i}>" for i, b in enumerate(blanks)}
     body = " ".join(" ".join(named.get(x) or x.n3() for x in triple) + " ." for triple in template)
     return f"{query.text[:start.end()]} {body} {query.text[end - 1:]}"
