@@ -186,8 +186,8 @@ def test_data_that_two_refusals_stop_is_refused_for_one_reason_whatever_the_orde
     # one window: <…a> sorts before <…b>, so the hour-24 pair is met first, whichever order it came in
     assert HOUR in reason(Element(0, HOUR_24 + ZONE)) and HOUR in reason(Element(0, ZONE + HOUR_24))
     # windows 0 and 2 go to the job's two tasks: the first window's data is met first, every time
-    assert all(TZ in reason(Element(0, ZONE), Element(20, HOUR_24)) for _ in range(6))
-    assert all(HOUR in reason(Element(0, HOUR_24), Element(20, ZONE)) for _ in range(6))
+    assert all(TZ in reason(Element(0, ZONE), Element(20, HOUR_24)) for _ in range(4))
+    assert all(HOUR in reason(Element(0, HOUR_24), Element(20, ZONE)) for _ in range(4))
 
 
 def test_a_live_job_that_two_refusals_stop_is_refused_for_one_reason(monkeypatch):
@@ -212,8 +212,8 @@ def test_a_live_job_that_two_refusals_stop_is_refused_for_one_reason(monkeypatch
         return refusal(stopped.value)
 
     assert HOUR in reason(Element(0, HOUR_24 + ZONE)) and HOUR in reason(Element(0, ZONE + HOUR_24))
-    assert all(TZ in reason(Element(0, ZONE), Element(20, HOUR_24)) for _ in range(6))
-    assert all(HOUR in reason(Element(0, HOUR_24), Element(20, ZONE)) for _ in range(6))
+    assert all(TZ in reason(Element(0, ZONE), Element(20, HOUR_24)) for _ in range(4))
+    assert all(HOUR in reason(Element(0, HOUR_24), Element(20, ZONE)) for _ in range(4))
 
 
 def test_regex_reads_a_literals_text_with_its_line_breaks_and_an_iri_is_a_type_error(engine):
