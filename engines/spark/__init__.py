@@ -35,7 +35,7 @@ from engines.contract import EngineInfo, LiveUnsupported, RunRequest, Unsupporte
 from engines.spark import session as spark_session
 from engines.spark.reporter import NONE, Reporter, template_of
 from engines.spark.session import session
-from engines.spark.sqlterms import n3, refusal
+from engines.spark.sqlterms import n3, refused_by_name
 from oracle.model import ObservedReport, WindowSpec
 
 CAPABILITIES = frozenset({
@@ -140,27 +140,7 @@ class SparkEngine:
         return capabilities - {"large-stream"} if self.mode == "streaming" and self.source == "socket" else capabilities
 
     def run(self, request: RunRequest) -> list[ObservedReport]:
-        return self._refused_by_name(lambda serial: self._run(request, serial))
-
-    @staticmethod
-    def _refused_by_name(attempt):
-        """``attempt(False)``; if its job met data this engine would answer wrongly, Unsupported with the
-        reason that ``attempt(True)``, a serial replay of the same, meets first.  With data that two
-        refusals stop, which one a job met first depended on the order a reader handed an element's
-        triples over (W3C eq-dateTime changed with Python's hash seed) and, with windows in both of the
-        job's tasks, on which task failed first; a serial replay meets the triples in one order, in one
-        task (:func:`in_order`).  A refused run pays for it once more."""
-        try:
-            return attempt(False)
-        except Exception as exc:
-            first = refusal(exc)
-            if first is None:
-                raise
-        try:
-            attempt(True)
-        except Exception as again:
-            first = refusal(again) or first
-        raise Unsupported(first)
+        return refused_by_name(lambda serial: self._run(request, serial))  # serial: in_order, one task
 
     def _run(self, request: RunRequest, serial: bool = False) -> list[ObservedReport]:
         """The run in the engine's mode, or ``serial``: replayed, each query in one task."""
@@ -196,7 +176,7 @@ class SparkEngine:
         from engines.spark.replay import replay_file  # deferred: imports pyspark
 
         algebra = algebra_of(r2r)
-        return self._refused_by_name(lambda serial: self.reports(
+        return refused_by_name(lambda serial: self.reports(
             r2s, *replay_file(path, fmt, window, algebra, self.t0, self.master, serial), template=template_of(algebra)))
 
     @staticmethod

@@ -23,7 +23,8 @@ source (a test source) fell behind at once at YABench's big load.  Here the engi
 
 A job that fails stops the worker; the failure is raised by the next ``push`` or by ``end()`` (an ERROR
 carrying Spark's exception, not a timeout; a job stopped by a refusal, ``Unsupported`` with its reason).
-Whenever the worker stops (end of stream, failure, cancel) its blocks and files go with it.  Same windows and answers as replay (the same :func:`windowjob.solve`).
+Whenever the worker stops (end of stream, failure, cancel) its blocks and files go with it.  Same windows
+and answers as replay (the same :func:`windowjob.solve`).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from engines.spark import ingest
 from engines.spark.algebra import triple_patterns
 from engines.spark.reporter import NONE, Reporter, template_of
 from engines.spark.session import session
-from engines.spark.sqlterms import n3, refusal, sql_string
+from engines.spark.sqlterms import n3, refusal, refused_by_name, sql_string
 from engines.spark.streaming import Cancelled
 from engines.spark.windowjob import (
     NOTHING,
@@ -280,7 +281,7 @@ class SparkLive:
                 self._step(pushes, now, last, ended)
                 if ended:
                     return
-        except Cancelled as exc:
+        except (Cancelled, Unsupported) as exc:
             error = exc
         except Exception as exc:  # noqa: BLE001 - the engine's failure, raised by push() and end()
             reason = refusal(exc)  # data a window job met that this engine would answer wrongly: by name
@@ -413,21 +414,17 @@ class SparkLive:
         self.segments = keep
 
     def _solve(self, windowed, only: list[int]):
-        """:func:`windowjob.solve` for the windows ``only``.  Which of two refusals stopped a job was the
-        order an element's triples came in and, with windows in both of the job's tasks, a race (4 runs in
-        10 one way).  A refused job is replayed window by window, in order, each window's triples in
-        N-Triples order, and the first refusal met there is the one raised.  (A batch run's serial replay,
-        :func:`engines.spark.in_order`, keeps the elements' order within a window; a live window's rows no
-        longer carry their times.)"""
-        try:
-            return solve(self.spark, windowed, self.static, self.algebra, only)
-        except Exception as exc:
-            if refusal(exc) is None:
-                raise
+        """:func:`windowjob.solve` for the windows ``only``; a refused job replayed window by window, in
+        order, each window's triples in N-Triples order (:func:`sqlterms.refused_by_name`).  A batch run's
+        replay, :func:`engines.spark.in_order`, keeps the elements' order within a window; a live window's
+        rows no longer carry their times."""
+        def by_window():
             ordered = windowed.sortWithinPartitions("s", "p", "o")  # one window is in one partition
             for k in only:
                 solve(self.spark, ordered, self.static, self.algebra, [k])
-            raise
+
+        return refused_by_name(lambda again: by_window() if again else
+                               solve(self.spark, windowed, self.static, self.algebra, only))
 
     def _cleanup(self) -> None:
         for s in self.segments:
