@@ -9,22 +9,35 @@ import threading
 _LOCK = threading.Lock()
 JAVA_OPTIONS = "-XX:+UseParallelGC"
 _SESSION = None
-_SERIAL = None
+_SIBLINGS: dict = {}
+#: a replay of fewer triples than this runs its jobs interpreted (:func:`session`): each new plan's
+#: generated Java is compiled by Janino, which costs more than a small input's rows.  The W3C suite's 11
+#: fast folders through the engine: 60 s against 70 s in a fresh JVM, 26 s against 35 s warm; corpus cases
+#: run 3 times (so the compiled classes were cached): 10^2–10^5 triples about even (−25 % to +18 % a case),
+#: 2·10^5 and more 5–20 % slower interpreted (bench/README.md, stop 59).  Read at call time: a test sets it
+#: to 0 to see the compiled path
+INTERPRETED_BELOW = 100_000
+#: the SQL settings of each sibling session, by what it is for
+_SERIAL = {"spark.sql.shuffle.partitions": "1"}
+_INTERPRETED = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
 
 
-def session(master: str = "local[2]", serial: bool = False):
-    """The process's SparkSession (created on first use: 5–10 s).  ``serial``: its sibling (the same
-    context, its own SQL settings) whose window jobs run each query in one task, rows in a fixed order:
-    which of two refusals a job meets first is then not a race between tasks (``SparkEngine.run``)."""
-    global _SERIAL
+def session(master: str = "local[2]", serial: bool = False, triples: int | None = None):
+    """The process's SparkSession (created on first use: 5–10 s), or one of its siblings (the same context,
+    their own SQL settings).  ``serial``: the window jobs run each query in one task, rows in a fixed order:
+    which of two refusals a job meets first is then not a race between tasks (``SparkEngine.run``).
+    ``triples``: the input's size, when known; below :data:`INTERPRETED_BELOW` the jobs run interpreted."""
     spark = _session(master)
-    if not serial:
+    small = triples is not None and triples < INTERPRETED_BELOW
+    if not (serial or small):
         return spark
     with _LOCK:
-        if _SERIAL is None:
-            _SERIAL = spark.newSession()
-            _SERIAL.conf.set("spark.sql.shuffle.partitions", "1")
-        return _SERIAL
+        if (serial, small) not in _SIBLINGS:
+            sibling = spark.newSession()
+            for key, value in {**(_SERIAL if serial else {}), **(_INTERPRETED if small else {})}.items():
+                sibling.conf.set(key, value)
+            _SIBLINGS[serial, small] = sibling
+        return _SIBLINGS[serial, small]
 
 
 def _session(master: str):
