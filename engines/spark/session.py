@@ -10,12 +10,11 @@ _LOCK = threading.Lock()
 JAVA_OPTIONS = "-XX:+UseParallelGC"
 _SESSION = None
 _SIBLINGS: dict = {}
-#: a replay of fewer triples than this runs its jobs interpreted (:func:`session`): each new plan's
-#: generated Java is compiled by Janino, which costs more than a small input's rows.  The W3C suite's 11
-#: fast folders through the engine: 60 s against 70 s in a fresh JVM, 26 s against 35 s warm; corpus cases
-#: run 3 times (so the compiled classes were cached): 10^2–10^5 triples about even (−25 % to +18 % a case),
-#: 2·10^5 and more 5–20 % slower interpreted (bench/README.md, stop 59).  Read at call time: a test sets it
-#: to 0 to see the compiled path
+#: a replay of fewer triples than this runs its jobs interpreted (:func:`session`): each new plan's generated
+#: Java is compiled by Janino, which costs more than a small input's rows.  bench/spark_small.py, interpreted
+#: over compiled, warm: the W3C fast folders 0.79x, corpus cases under 10^5 triples 0.60–0.81x, 10^5–2·10^5
+#: 0.94x; a case of 2·10^5 or 2·10^6 run again and again (its classes cached) was 0–27 % slower interpreted
+#: (bench/README.md, stop 59).  Read at call time: a test sets it to 0 to see the compiled path
 INTERPRETED_BELOW = 100_000
 #: the SQL settings of each sibling session, by what it is for
 _SERIAL = {"spark.sql.shuffle.partitions": "1"}
