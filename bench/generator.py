@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from conformance.streams.generate import stream  # noqa: E402
+from oracle.model import triple_count  # noqa: E402
 from tests.reference_generator import reference_stream  # noqa: E402
 
 
@@ -34,7 +35,7 @@ def main() -> int:
         started = time.perf_counter()
         fast = stream("yabench", stations=stations, interval=1000, duration=30000, seed=1430236906)
         fast_s = time.perf_counter() - started
-        triples = sum(len(e.triples) for e in fast.elements)
+        triples = triple_count(fast.elements)
         print(f"{stations:>9} {triples:>10,} {plain_s:>7.2f}s {fast_s:>6.2f}s {plain_s / fast_s:>5.1f}x  "
               f"{fast.elements == plain.elements}")
         del plain, fast

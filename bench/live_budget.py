@@ -44,6 +44,7 @@ from engines.contract import RunRequest  # noqa: E402
 from engines.spark import SparkEngine, algebra_of  # noqa: E402
 from engines.spark.live import LineWriter  # noqa: E402
 from engines.spark.windowjob import matchable_predicates, window_instances  # noqa: E402
+from oracle.model import triple_count  # noqa: E402
 
 DURATION = 30_000  # ms of stream
 
@@ -67,7 +68,7 @@ def main() -> int:
     args = parser.parse_args()
     stream = generate.stream("yabench", stations=args.stations, interval=1000, duration=DURATION, seed=1430236906)
     elements = stream.elements
-    triples = sum(len(e.triples) for e in elements)
+    triples = triple_count(elements)
     print(f"{args.stations:,} stations: {triples:,} triples over 30 s of stream, fed at speed {args.speed:g}")
 
     before, started = cpu(), time.monotonic()

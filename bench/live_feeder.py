@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 from conformance.load.live import Feeder  # noqa: E402
 from conformance.streams import generate  # noqa: E402
 from oracle.durations import parse_duration  # noqa: E402
+from oracle.model import triple_count  # noqa: E402
 
 
 class Null:
@@ -42,7 +43,7 @@ def main() -> int:
     began = time.monotonic()
     stream = generate.stream("yabench", stations=args.stations, interval=1000, duration=parse_duration(args.duration),
                              seed=1430236906)
-    triples = sum(len(e.triples) for e in stream.elements)
+    triples = triple_count(stream.elements)
     span = (stream.elements[-1].t - stream.elements[0].t) / 1000
     print(f"stream: {args.stations} stations, {triples:,} triples, {len(stream.elements):,} elements over "
           f"{span:.0f} s = {triples / span:,.0f} triples/s in real time (built in {time.monotonic() - began:.1f} s)")

@@ -22,6 +22,7 @@ from engines.spark import algebra_of  # noqa: E402
 from engines.spark.live import LineWriter  # noqa: E402
 from engines.spark.streaming import element_lines  # noqa: E402
 from engines.spark.windowjob import matchable_predicates  # noqa: E402
+from oracle.model import triple_count  # noqa: E402
 
 QUERY = """PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>
 PREFIX weather: <http://knoesis.wright.edu/ssw/ont/weather.owl#>
@@ -46,7 +47,7 @@ def main() -> None:
     args = parser.parse_args()
     elements = stream("yabench", stations=args.stations, interval=1000, duration=args.seconds * 1000,
                       seed=1430236906).elements
-    triples = sum(len(e.triples) for e in elements)
+    triples = triple_count(elements)
     wanted = matchable_predicates(algebra_of(QUERY))
     plain, plain_lines = best(lambda: [line for e in elements for line in element_lines(e)], args.repeat)
     live, live_lines = best(lambda: LineWriter(wanted).lines(elements), args.repeat)

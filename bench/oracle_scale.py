@@ -62,7 +62,7 @@ def one_size(triples: int, rdflib_windows: int, spark: bool) -> list[dict]:
     from workload import contents as window_contents
     from workload import yabench
 
-    from oracle.model import WindowSpec
+    from oracle.model import WindowSpec, triple_count
     from oracle.r2r.executors import make
     from oracle.r2r.query import R2R
 
@@ -70,7 +70,7 @@ def one_size(triples: int, rdflib_windows: int, spark: bool) -> list[dict]:
     started = time.perf_counter()
     s = yabench(stations)
     generated = time.perf_counter() - started
-    count = sum(len(e.triples) for e in s.elements)
+    count = triple_count(s.elements)
     rows = []
     sliding_large = os.environ.get("RSPCONF_BENCH_SLIDING_LARGE") == "1"
     executors = [("threads", make("threads:2"))] + ([("spark", make("spark"))] if spark else [])
@@ -137,7 +137,7 @@ def memory_one(triples: int, mode: str) -> dict:
     from spark_replay import QUERIES
 
     from conformance.streams.generate import elements, stream
-    from oracle.model import WindowSpec
+    from oracle.model import WindowSpec, triple_count
     from oracle.semantics import Profile
 
     query = QUERIES[QUERY_NAMES["filter"]]
@@ -154,9 +154,9 @@ def memory_one(triples: int, mode: str) -> dict:
         for trigger in simulate(s, window, Profile(t0=0, tick="time-driven", end_of_stream="flush"), 0):
             digest.update(repr(sorted(r2r.evaluate(trigger.content).keys)).encode())
             lo, hi = trigger.content
-            largest = max(largest, sum(len(e.triples) for e in s.elements[lo:hi]))
+            largest = max(largest, triple_count(s.elements[lo:hi]))
             windows += 1
-        count = sum(len(e.triples) for e in s.elements)
+        count = triple_count(s.elements)
     else:
         from oracle.expected.streamed import expected_windows
 

@@ -30,12 +30,12 @@ def measure(stations: int, slide: int, t0s: list[int]) -> dict:
     from workload import contents as window_contents
     from workload import yabench
 
-    from oracle.model import WindowSpec
+    from oracle.model import WindowSpec, triple_count
     from oracle.r2r.evaluators import plain
     from oracle.r2r.query import R2R
 
     s = yabench(stations)
-    triples = sum(len(e.triples) for e in s.elements)
+    triples = triple_count(s.elements)
     contents = window_contents(s, WindowSpec(5000, slide), t0s)
     r2r = R2R(QUERIES["filter (Q1)"], s, "oxigraph")
     started = time.perf_counter()

@@ -49,11 +49,11 @@ def measure(stations: int, query: str) -> list[tuple[str, float, str]]:
     from workload import contents as window_contents
     from workload import yabench
 
-    from oracle.model import WindowSpec
+    from oracle.model import WindowSpec, triple_count
     from oracle.r2r.query import R2R
 
     s = yabench(stations)
-    triples = sum(len(e.triples) for e in s.elements)
+    triples = triple_count(s.elements)
     contents = window_contents(s, WindowSpec(5000, 5000))
     text = QUERIES[query]
     r2r = R2R(text, s, "oxigraph")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from rdflib.term import Node
 
@@ -71,6 +71,12 @@ def check_order(index: int, element: Element, previous: int | None) -> None:
             f"element {index} ({element.source or 'inline'}): timestamp {element.t} is earlier "
             f"than the previous element's {previous}; streams must be in non-decreasing "
             "application time — sort the input or fix its timestamps")
+
+
+def triple_count(elements: Iterable[Element]) -> int:
+    """How many triples ``elements`` hold: an element is one triple or a whole event graph, so a stream's
+    size in triples (what loads, windows and benches are measured in) is not its number of elements."""
+    return sum(len(e.triples) for e in elements)
 
 
 @dataclass(frozen=True)

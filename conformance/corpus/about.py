@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conformance.corpus import datapaths
 from conformance.corpus.cases import Case
-from oracle.model import CountWindowSpec, MultiWindowSpec, Stream, ValiditySpec
+from oracle.model import CountWindowSpec, MultiWindowSpec, Stream, ValiditySpec, triple_count
 
 #: timestamps a case's record keeps to draw its stream (evenly taken when there are more)
 MAX_TICKS = 400
@@ -37,7 +37,7 @@ def stream_summary(stream: Stream) -> dict:
     times = sorted({e.t for e in stream.elements})
     if len(times) > MAX_TICKS:
         times = [times[i * len(times) // MAX_TICKS] for i in range(MAX_TICKS)]
-    return {"elements": len(stream.elements), "triples": sum(len(e.triples) for e in stream.elements),
+    return {"elements": len(stream.elements), "triples": triple_count(stream.elements),
             "static": len(stream.static), "first": stream.elements[0].t if stream.elements else None,
             "last": stream.elements[-1].t if stream.elements else None, "times": times}
 

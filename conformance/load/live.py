@@ -34,7 +34,7 @@ from itertools import groupby
 
 from conformance.load.resources import Sampler
 from engines.contract import LiveUnsupported
-from oracle.model import ObservedReport, WindowSpec
+from oracle.model import ObservedReport, WindowSpec, triple_count
 
 __all__ = ["Feeder", "FeedLog", "LiveRun", "LiveUnsupported", "delays", "run_live"]
 
@@ -95,7 +95,7 @@ class Feeder:
             log.reached = t
             log.groups += 1
             log.elements += len(group)
-            log.triples += sum(len(e.triples) for e in group)
+            log.triples += triple_count(group)
         if self.until is not None:
             self._wait(session, log, self.until)
             session.push(self.until, [])  # the clock reached the last close

@@ -60,6 +60,7 @@ from engines.spark.windowjob import (
     static_frame,
     window_instances,
 )
+from oracle.model import triple_count
 
 WARM_UP_RUNS = 120  # the close's job over made-up data, per query and window in a process (see _warm_up)
 WARM_UP_SOLUTIONS = 250  # of the query's patterns, in that data
@@ -203,7 +204,7 @@ class SparkLive:
                 if not self.pending:
                     self.pending_since = time.monotonic()
                 self.pending.append((t, elements))
-                self.pending_lines += sum(len(e.triples) for e in elements)
+                self.pending_lines += triple_count(elements)
                 self.last = t if self.last is None else max(self.last, t)
             if self.now is None or t > self.now:
                 self.now, self.now_wall = t, time.monotonic()

@@ -24,13 +24,13 @@ from engines.spark.windowjob import (
     static_frame,
     window_instances,
 )
-from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec
+from oracle.model import CountWindowSpec, MultiWindowSpec, ValiditySpec, triple_count
 
 
 def replay(request: RunRequest, algebra, t0: int, master: str, serial: bool = False):
     """Replay a case's stream (elements handed over by the harness); ``serial``: each query in one task
     (:func:`~engines.spark.session.session`); a small stream's jobs run interpreted (the same session's)."""
-    triples = sum(len(e.triples) for e in request.stream.elements) + len(request.stream.static)
+    triples = triple_count(request.stream.elements) + len(request.stream.static)
     spark = session(master, serial, triples)
     if isinstance(request.window, (MultiWindowSpec, ValiditySpec, CountWindowSpec)):
         quads, arrived = s2r.from_elements(spark, request.stream.elements)

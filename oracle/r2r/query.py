@@ -18,7 +18,7 @@ from rdflib.plugins.sparql import prepareQuery
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.sparql import Query
 
-from oracle.model import Stream
+from oracle.model import Stream, triple_count
 from oracle.r2r import evaluators, joinorder
 from oracle.r2r.evaluators import (
     EVALUATORS,
@@ -286,7 +286,7 @@ class R2R:
         stands, oracle/README.md); ``doubles`` when the only such rule is float-arithmetic and Oxigraph
         over xsd:float read as xsd:double gives rdflib's double-precision answer; else ``oxigraph``."""
         lo, hi = content
-        size = len(self.stream.static) + sum(len(e.triples) for e in self.stream.elements[lo:hi])
+        size = len(self.stream.static) + triple_count(self.stream.elements[lo:hi])
         if size <= evaluators.SMALL_WINDOW:  # read at call time: a test lowers it
             return "rdflib"
         self.fast_windows += 1
