@@ -131,7 +131,7 @@ def per_window(stream, args, feeder_cores: float) -> None:
                 live._answer(windows, k + 1)  # reports window k, releases its segment
                 answer_cpu, answer_wall = cpu() - before, time.monotonic() - began
                 row = (cut_cpu + answer_cpu, cut_cpu, cut_wall, answer_cpu, answer_wall,
-                       sum(len(e.triples) for _, els in mine for e in els))
+                       triple_count(e for _, els in mine for e in els))
                 best[k] = min(best.get(k, row), row)
     finally:
         live.end()

@@ -109,8 +109,8 @@ def one_size(triples: int, rdflib_windows: int, spark: bool) -> list[dict]:
         started = time.perf_counter()
         expected = [rdf.evaluate(c) for c in sample]
         seconds = time.perf_counter() - started
-        sampled = sum(len(e.triples) for c in sample for e in s.elements[c[0]:c[1]])
-        inall = sum(len(e.triples) for c in contents for e in s.elements[c[0]:c[1]])
+        sampled = sum(triple_count(s.elements[lo:hi]) for lo, hi in sample)
+        inall = sum(triple_count(s.elements[lo:hi]) for lo, hi in contents)
         row["rdflib"] = seconds * inall / max(1, sampled)
         row["rdflib_est"] = len(sample) < len(contents)
         from oracle.r2r.solutions import same
