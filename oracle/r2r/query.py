@@ -8,6 +8,7 @@ number of distinct window contents, not with the number of t0 candidates or prof
 
 from __future__ import annotations
 
+import functools
 from collections import Counter, OrderedDict
 from dataclasses import replace
 from typing import Any
@@ -129,6 +130,17 @@ def _graph(triples: list) -> Graph:
     return g
 
 
+@functools.lru_cache(maxsize=256)
+def _prepared(text: str) -> Query:
+    """rdflib's prepared query for ``text``, its BGPs marked for join ordering, shared by every R2R of that
+    text: parsing takes 6–7 ms (pyparsing), and the oracle, the lint and the diagnosis build an R2R per
+    (case, stream) again and again.  A prepared query is rdflib's form for reuse: no evaluation changes it,
+    and nothing here writes to its algebra but the (idempotent) mark."""
+    prepared = prepareQuery(text)
+    joinorder.mark(prepared.algebra)
+    return prepared
+
+
 class R2R:
     """One prepared SPARQL query over window contents of one stream, with a content cache.
 
@@ -142,7 +154,7 @@ class R2R:
             raise QueryError(f"unknown oracle evaluator {evaluator!r}: use {', '.join(EVALUATORS)}")
         self.evaluator = evaluator
         try:
-            self.query = prepareQuery(query)
+            self.query = _prepared(query)
         except Exception as exc:  # rdflib raises pyparsing errors of several kinds
             raise QueryError(f"cannot parse the R2R query: {exc}") from exc
         self.text = query
@@ -164,7 +176,6 @@ class R2R:
         self.evaluations = 0
         wanted: set = set()
         self.relevant = wanted if _predicates(self.query.algebra, wanted) else None
-        joinorder.mark(self.query.algebra)
         self.operators = names & ARITHMETIC
         self.oxigraph = Oxigraph(query) if evaluator != "rdflib" else None
         self.executor = executor  # None: in process; else e.g. oracle.r2r.executors.SparkExecutor
