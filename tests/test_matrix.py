@@ -476,6 +476,25 @@ def test_a_matrix_run_leaves_no_process_that_left_its_pytests_group(tmp_path):
     assert code is None and left_behind(marker, 5) == []
 
 
+def test_a_timed_out_engine_run_is_stopped_by_a_signal_it_can_act_on_even_with_sigint_ignored(tmp_path):
+    """A nightly matrix started from cron or a background job may pass SIGINT on ignored: the stop must still
+    reach the run's own handler (the kit's pytest takes SIGTERM as Ctrl-C and writes its report), not wait
+    for SIGKILL."""
+    from conformance.results import matrixrun
+
+    said = tmp_path / "stopped.txt"
+    script = ("import signal, sys, time\n"
+              "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+              f"def stop(*_):\n    open({str(said)!r}, 'w').write('stopped')\n    sys.exit(130)\n"
+              "signal.signal(signal.SIGTERM, stop)\n"
+              "print('ready', flush=True)\n"
+              "time.sleep(300)\n")
+    code, _ = matrixrun._run([sys.executable, "-c", script], timeout=2, log=tmp_path / "log.txt")
+    assert code is None  # timed out
+    assert (tmp_path / "log.txt").read_text() == "ready\n"
+    assert said.read_text() == "stopped"
+
+
 def carrying(marker: str) -> list[str]:
     """The processes whose command line holds ``marker``."""
     return subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
