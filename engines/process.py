@@ -82,6 +82,36 @@ def marked(token: str, variable: str = MARKER) -> list[int]:
     return found
 
 
+def stop_group(proc: subprocess.Popen, grace: float) -> None:
+    """Stop ``proc``'s whole process group: SIGTERM, so it can clean up (the kit's pytest takes it as Ctrl-C,
+    conformance/run/signals.py), then SIGKILL after ``grace`` seconds.  Not SIGINT: a process started from
+    cron, nohup or a script's background job may have inherited SIGINT ignored.  Then ``proc`` is reaped."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        if sig == signal.SIGTERM:
+            try:
+                proc.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def kill_marked(token: str, variable: str = MARKER) -> None:
+    """SIGKILL every process still carrying ``variable=token`` (:func:`marked`): a descendant that left the
+    group, e.g. one that started a session of its own."""
+    for pid in marked(token, variable):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 class EngineProcess:
     """One running engine process: a stdout reader thread feeding a queue, a stderr ring buffer, an
     exit watcher."""
@@ -251,25 +281,8 @@ class EngineProcess:
         """Kill the engine's whole process group (it may have started children of its own): SIGTERM, so it
         can clean up, then SIGKILL after ``grace`` seconds; then every process still carrying the engine's
         marker (a descendant that left the group)."""
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(self.proc.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                break
-            if sig == signal.SIGTERM:
-                try:
-                    self.proc.wait(timeout=grace)
-                except subprocess.TimeoutExpired:
-                    pass
-        for pid in marked(self.token):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
+        stop_group(self.proc, grace)
+        kill_marked(self.token)
         _LIVE.discard(self)
 
     def stop(self, grace: float = 5.0) -> int | None:

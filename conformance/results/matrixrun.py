@@ -19,11 +19,9 @@ Config (YAML)::
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -34,7 +32,7 @@ import yaml
 
 from conformance.corpus import datapaths
 from conformance.filenames import slug
-from engines.process import marked
+from engines.process import kill_marked, stop_group
 
 
 class ConfigError(ValueError):
@@ -111,22 +109,8 @@ def _run(cmd: list[str], timeout: float, log: Path) -> tuple[int | None, float]:
             code = None
         finally:
             if proc.poll() is None:
-                # SIGTERM, not SIGINT: the kit's pytest takes it as Ctrl-C (conformance/run/signals.py) and
-                # writes its report as incomplete, but a process started from cron, nohup or a script's
-                # background job may have inherited SIGINT ignored; it then waited out the 20 s below
-                for sig in (signal.SIGTERM, signal.SIGKILL):
-                    try:
-                        os.killpg(proc.pid, sig)
-                    except ProcessLookupError:
-                        break
-                    try:
-                        proc.wait(timeout=20)
-                        break
-                    except subprocess.TimeoutExpired:
-                        continue
-            for pid in marked(token, RUN_MARKER):
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
+                stop_group(proc, grace=20)
+            kill_marked(token, RUN_MARKER)
     return code, time.monotonic() - started
 
 
