@@ -32,7 +32,7 @@ BUCKETS = [(0, 1_000), (1_000, 20_000), (20_000, 100_000), (100_000, 1_000_000),
 
 
 def _corpus(engine):
-    """(triples, case id, request) of every corpus case the engine runs, smallest first."""
+    """(triples, size bucket, case id, request) of every corpus case the engine runs, smallest first."""
     from conformance.corpus.cases import load_corpus
     from conformance.run.harness import request_for
 
@@ -43,10 +43,16 @@ def _corpus(engine):
             continue
         try:
             stream = case.load_stream()
-            out.append((triple_count(stream.elements), case.id, request_for(case, info, stream)))
+            triples = triple_count(stream.elements)
+            out.append((triples, _bucket(triples), case.id, request_for(case, info, stream)))
         except Exception:  # noqa: BLE001 - a case this engine cannot be asked is not part of the bench
             continue
-    return sorted(out, key=lambda x: (x[0], x[1]))
+    return sorted(out, key=lambda x: (x[0], x[2]))
+
+
+def _bucket(triples: int) -> str:
+    """The size bucket a case is timed in (:data:`BUCKETS`)."""
+    return next(f"{lo:,}–{hi:,}" if hi < 10 ** 15 else f"{lo:,}+" for lo, hi in BUCKETS if lo <= triples < hi)
 
 
 def main(argv=None) -> int:
@@ -77,9 +83,7 @@ def main(argv=None) -> int:
                 doc = sparqlsuite.run_suite(tests, ("spark",))
                 seconds["w3c"][mode].append(time.perf_counter() - started)
                 outcomes.setdefault(("w3c", mode), [(t["id"], t["spark"]["outcome"]) for t in doc["tests"]])
-            for triples, case_id, request in cases:
-                bucket = next(f"{lo:,}–{hi:,}" if hi < 10 ** 15 else f"{lo:,}+" for lo, hi in BUCKETS
-                              if lo <= triples < hi)
+            for _, bucket, case_id, request in cases:
                 started = time.perf_counter()
                 try:
                     answer = [(r.tau, r.window, sorted(map(repr, r.solutions)) if isinstance(r.solutions, list)

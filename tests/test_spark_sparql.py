@@ -362,15 +362,24 @@ def test_a_query_compiles_to_the_same_sql_each_time(query, mark):
     assert first == second
 
 
+def compilations():
+    """Spark's own count of the generated classes Janino compiled (CodegenMetrics), as a live counter."""
+    from engines.spark.session import session
+    return session()._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+
+
+def compile_every_job(monkeypatch):
+    """Ask for the compiled path whatever the stream's size (session.INTERPRETED_BELOW to 0)."""
+    spark_session = sys.modules["engines.spark.session"]  # the package's name session is the function
+    monkeypatch.setattr(spark_session, "INTERPRETED_BELOW", 0)
+
+
 def test_the_same_query_run_again_compiles_no_new_java(engine, monkeypatch):
     """What the same text buys: Spark's generated classes are cached by their source, and the second run of a
     query finds every class it needs there (Spark's own count of compilations, CodegenMetrics).  A stream this
     small runs interpreted (the next test), so the compiled path is asked for."""
-    from engines.spark.session import session
-    spark_session = sys.modules["engines.spark.session"]  # the package's name session is the function
-
-    monkeypatch.setattr(spark_session, "INTERPRETED_BELOW", 0)
-    compiled = session()._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+    compile_every_job(monkeypatch)
+    compiled = compilations()
     data = ":a :p 1 . :b :p 2 . :c :p 3 ."
     expected = [{"s": f"<{X}b>", "z": f'"12"^^<{XSD}integer>'}, {"s": f"<{X}c>", "z": f'"13"^^<{XSD}integer>'}]
     assert answers(engine, data, LETS) == expected
@@ -382,16 +391,13 @@ def test_the_same_query_run_again_compiles_no_new_java(engine, monkeypatch):
 def test_a_small_stream_runs_interpreted_with_the_compiled_paths_answers(engine, monkeypatch):
     """Below session.INTERPRETED_BELOW triples a replay compiles no Java (Janino's compile of each new plan
     cost more than a small stream's rows), and answers as the compiled path does."""
-    from engines.spark.session import session
-    spark_session = sys.modules["engines.spark.session"]  # the package's name session is the function
-
-    compiled = session()._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+    compiled = compilations()
     data = ":a :p 1 . :b :p 2.5 . :c :p 3 . :a :q :b ."
     query = "SELECT ?s (SUM(?v) + 2 AS ?z) WHERE { ?s :p ?v OPTIONAL { ?s :q ?o } FILTER(?v > 1) } GROUP BY ?s"
     before = compiled.getCount()
     interpreted = answers(engine, data, query)
     assert compiled.getCount() == before
-    monkeypatch.setattr(spark_session, "INTERPRETED_BELOW", 0)
+    compile_every_job(monkeypatch)
     assert answers(engine, data, query) == interpreted
     assert compiled.getCount() > before
     assert sorted(r["z"] for r in interpreted) == [f'"4.5"^^<{XSD}decimal>', f'"5"^^<{XSD}integer>']
