@@ -10,12 +10,12 @@ was a py4j call and an analysis of its own (some 215 calls and 0.1 s per run; a 
 analysis alone took 72 ms).  The compiler tracks each relation's columns itself, so it never asks
 the JVM.
 
-Supported: BGP, property paths without repetition (sequence, alternative, inverse, negated property set),
+Supported: BGP, property paths (sequence, alternative, inverse, negated property set; ``*``, ``+`` and ``?`` by
+Spark's recursive CTE, :meth:`Compiler.repeated`),
 FILTER (comparisons, IN, && || !, + - * /, BOUND, REGEX with flags, STR, isIRI/isLiteral, NOW, [NOT] EXISTS
 as a conjunct, and the built-ins and casts of :mod:`engines.spark.sqlfunctions`), OPTIONAL (with a FILTER
 inside too), UNION, MINUS, VALUES, BIND, sub-SELECT, GROUP BY with COUNT/SUM/AVG/MIN/MAX/SAMPLE, DISTINCT,
-ORDER BY with LIMIT/OFFSET (per window), projection, ASK, CONSTRUCT.  Refused, among others: ``*``, ``+``
-and ``?`` paths (Spark 4.3's recursive CTE takes only UNION ALL, so a cycle would never end), GROUP_CONCAT
+ORDER BY with LIMIT/OFFSET (per window), projection, ASK, CONSTRUCT.  Refused, among others: GROUP_CONCAT
 (its order is not determined), SUM/AVG(DISTINCT).  Anything else raises
 :class:`~engines.contract.Unsupported` naming the construct, so the engine refuses rather than answers
 wrongly.  All term handling runs in Spark SQL expressions: no Python UDF.
@@ -60,6 +60,15 @@ K = "__k"
 G = "__g"  # the named graph a triple is in (several windows); '' for the default graph
 RANK = "__rank"  # a solution's position in its window under ORDER BY
 PRESENT = "__present"  # an aggregate's group exists in the window (no GROUP BY: else the empty group's values)
+
+
+def _recursive(path) -> bool:
+    """Whether a property path holds a ``*`` or a ``+`` (compiled as a recursive CTE)."""
+    if isinstance(path, MulPath):
+        return path.mod != "?" or _recursive(path.path)
+    if isinstance(path, InvPath):
+        return _recursive(path.arg)
+    return isinstance(path, (SequencePath, AlternativePath)) and any(_recursive(a) for a in path.args)
 
 
 class Compiler:
@@ -415,7 +424,7 @@ class Compiler:
         parts = []
         for s, p, o in triples:
             if isinstance(p, Path):  # the pairs the path connects, never a constant predicate
-                source, hidden = self.path(p)
+                source, hidden = self.path(p, tuple(None if is_var(t) else n3(t) for t in (s, o)))
                 source, terms = f"({source}) {self.alias()}", ((s, "s"), (o, "o"))
             else:
                 source, hidden, terms = self.W, [], ((s, "s"), (p, "p"), (o, "o"))
@@ -460,13 +469,15 @@ class Compiler:
         # at 10^6 triples; the patterns' code had 54 % of the CPU samples of the job's second stage)
         return rel.keeping(f"SELECT DISTINCT * FROM ({rel.sql}) {self.alias()}")
 
-    def path(self, p) -> tuple[str, list[str]]:
+    def path(self, p, ends: tuple = (None, None)) -> tuple[str, list[str]]:
         """(SQL with the window, ``s`` and ``o`` of every pair the property path connects, its hidden
         columns).  Sequences and alternatives keep SPARQL's bag: a sequence is a join with a hidden
         variable for each node between (SPARQL 1.1 §18.2.2.4), an alternative a union with a hidden branch
         mark, a negated property set one solution per triple (its predicate hidden); the hidden columns
         keep those solutions apart through the pattern's de-duplication, and no projection shows them.
-        ``*``, ``+`` and ``?`` (sets over reachability) are refused."""
+        ``*``, ``+`` and ``?`` are sets of pairs (:meth:`repeated`).  ``ends``: the pattern's subject and
+        object where they are constants (N-Triples), which a path of length zero connects to themselves
+        even when the graph does not hold them (§18.5, ZeroLengthPath)."""
         def more(hidden, alias=None):
             return "".join(f", {alias + '.' if alias else ''}{quote(h)}" for h in hidden)
         graph = [f"{G} = {sql_string(self.graph)}"] if self.graphs else []
@@ -474,12 +485,13 @@ class Compiler:
             where = " AND ".join([f"p = {sql_string(n3(p))}"] + graph)
             return f"SELECT {quote(K)}, s, o FROM {self.W} WHERE {where}", []
         if isinstance(p, InvPath):
-            sql, hidden = self.path(p.arg)
+            sql, hidden = self.path(p.arg, ends[::-1])
             return f"SELECT {quote(K)}, o AS s, s AS o{more(hidden)} FROM ({sql}) {self.alias()}", hidden
         if isinstance(p, SequencePath):
-            sql, hidden = self.path(p.args[0])
-            for step in p.args[1:]:
-                nxt, nxt_hidden = self.path(step)
+            last = len(p.args) - 1
+            sql, hidden = self.path(p.args[0], (ends[0], None))
+            for i, step in enumerate(p.args[1:], 1):
+                nxt, nxt_hidden = self.path(step, (None, ends[1] if i == last else None))
                 mid, left, right = f"__h{next(self._aliases)}", self.alias(), self.alias()
                 sql = (f"SELECT {left}.{quote(K)}, {left}.s, {right}.o, {left}.o AS {quote(mid)}{more(hidden, left)}"
                        f"{more(nxt_hidden, right)} FROM ({sql}) {left} JOIN ({nxt}) {right}"
@@ -487,7 +499,7 @@ class Compiler:
                 hidden = hidden + [mid] + nxt_hidden
             return sql, hidden
         if isinstance(p, AlternativePath):
-            branches = [self.path(a) for a in p.args]
+            branches = [self.path(a, ends) for a in p.args]
             mark = f"__h{next(self._aliases)}"
             inner = [h for _, hs in branches for h in hs]
             parts = [f"SELECT {quote(K)}, s, o"
@@ -500,7 +512,44 @@ class Compiler:
             mark = f"__h{next(self._aliases)}"
             where = " AND ".join([f"p NOT IN ({', '.join(sql_string(n3(a)) for a in p.args)})"] + graph)
             return f"SELECT {quote(K)}, s, o, p AS {quote(mark)} FROM {self.W} WHERE {where}", [mark]
-        raise Unsupported(f"property paths ({type(p).__name__}{' ' + p.mod if isinstance(p, MulPath) else ''})")
+        if isinstance(p, MulPath):
+            return self.repeated(p, ends), []
+        raise Unsupported(f"property paths ({type(p).__name__})")
+
+    def repeated(self, p: MulPath, ends: tuple) -> str:
+        """SQL: the distinct pairs of ``p*``, ``p+`` or ``p?`` (SPARQL 1.1 §18.5: arbitrary-length paths are
+        sets).  ``+`` is the transitive closure of the inner path's pairs, by Spark's recursive CTE: walks
+        one step longer at each iteration, de-duplicated per iteration (a recursive CTE takes only UNION
+        ALL, so it cannot drop what earlier iterations found, and over a cycle it would never stop).  It
+        stops at walks of n steps, n the nodes the pairs touch in that window: a shortest walk visits no node
+        twice but perhaps its first at its end, so every connected pair is found by then (a window that needs
+        more than Spark's 100 levels is refused: :func:`~engines.spark.sqlterms.refusal`).  ``*`` and ``?``
+        add every node of the window's graph and the constant ``ends`` paired with themselves (the
+        zero-length path)."""
+        if isinstance(p.path, MulPath):  # (p*)+, (p?)?, …: one repetition of the path inside, by set algebra
+            return self.repeated(MulPath(p.path.path, p.mod if p.mod == p.path.mod else "*"), ends)
+        if p.mod != "?" and _recursive(p.path):
+            raise Unsupported("a property path with * or + inside another's * or + (Spark's recursive CTEs do not nest)")
+        k, inner = quote(K), self.path(p.path, ends)[0]
+        pairs = f"SELECT DISTINCT {k}, s, o FROM ({inner}) {self.alias()}"
+        if p.mod == "?":
+            found = pairs
+        else:  # each walk carries n, so that an iteration joins the last one's walks with the pairs alone
+            walks, first, step, nodes = self.alias(), self.alias(), self.alias(), self.alias()
+            counted = (f"SELECT {k}, count(DISTINCT x) AS n FROM (SELECT {k}, s AS x FROM ({inner}) {self.alias()}"
+                       f" UNION ALL SELECT {k}, o FROM ({inner}) {self.alias()}) {nodes} GROUP BY {k}")
+            found = (f"WITH RECURSIVE {walks}({k}, s, o, d, n) AS (SELECT {k}, {first}.s, {first}.o, 1, n"
+                     f" FROM ({pairs}) {first} JOIN ({counted}) {self.alias()} USING ({k})"
+                     f" UNION ALL SELECT DISTINCT {walks}.{k}, {walks}.s, {step}.o, {walks}.d + 1, {walks}.n"
+                     f" FROM {walks} JOIN ({inner}) {step} ON {walks}.{k} = {step}.{k} AND {walks}.o = {step}.s"
+                     f" WHERE {walks}.d < {walks}.n) SELECT DISTINCT {k}, s, o FROM {walks}")
+        if p.mod == "+":
+            return found
+        graph = f" WHERE {G} = {sql_string(self.graph)}" if self.graphs else ""
+        zero = [f"SELECT {k}, s, s AS o FROM {self.W}{graph}", f"SELECT {k}, o AS s, o FROM {self.W}{graph}"]
+        zero += [f"SELECT {k}, {sql_string(end)} AS s, {sql_string(end)} AS o FROM {self.windows}"
+                 for end in sorted({e for e in ends if e is not None})]
+        return " UNION ".join([f"SELECT * FROM ({found}) {self.alias()}"] + zero)
 
     def aggregate(self, node) -> Relation:
         group = node.p

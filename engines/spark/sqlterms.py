@@ -45,9 +45,23 @@ def refuse(what: str) -> str:
     return f"raise_error({sql_string(REFUSAL + what)})"
 
 
+#: what a recursive CTE (the compiler's ``*`` and ``+`` paths, one iteration a step) stops with past Spark's
+#: limits, and the reason the engine gives
+RECURSION_LIMITS = {
+    "RECURSION_LEVEL_LIMIT_EXCEEDED": "walks in a window that need more steps than Spark's recursion takes"
+                                      " (spark.sql.cteRecursionLevelLimit, 100)",
+    "RECURSION_ROW_LIMIT_EXCEEDED": "walks in a window that make more rows than Spark's recursion takes"
+                                    " (spark.sql.cteRecursionRowLimit)",
+}
+
+
 def refusal(exc: BaseException) -> str | None:
-    """The reason of a :func:`refuse` in a failed Spark job's exception, else None."""
+    """The reason of a :func:`refuse` in a failed Spark job's exception, else None.  A path's recursion
+    past Spark's limit is one too: stopped there, its pairs would be incomplete."""
     text = str(exc)
+    for limit, what in RECURSION_LIMITS.items():
+        if limit in text:
+            return f"a property path with * or +: {what}"
     at = text.find(REFUSAL)
     if at < 0:
         return None
