@@ -26,7 +26,7 @@ def engine():
     "seed002.fig1", "edges.aggregates-empty", "edges.r2s-consecutive[r2s=dstream]", "edges.static-join",
     "edges.join-across-time[slide=5ms]", "edges.ask", "waves.q2-flow[sensors=10,window=4s/1s]",
     "weather.join[stations=50]", "edges.order-limit[slice=LIMIT 2]", "edges.order-limit[slice=LIMIT 1 OFFSET 1]",
-    "edges.repeated-triple", "edges.subquery", "edges.construct",
+    "edges.repeated-triple", "edges.subquery", "edges.construct", "paths.zero-length", "paths.subclass-static",
 ])
 def test_spark_engine_passes(engine, case_id):
     case = CASES[case_id]

@@ -146,7 +146,8 @@ def _agree_at_float_precision(left, right, limit: int = 2000) -> bool:
     return True
 
 
-def declared_rule(rdflib_sols, oxigraph_sols, query_text: str, triples: list, rdflib_over=None) -> str | None:
+def declared_rule(rdflib_sols, oxigraph_sols, query_text: str, triples: list, rdflib_over=None,
+                  zero_ends: frozenset = frozenset()) -> str | None:
     """The declared rule that explains a disagreement of the two evaluators, if one does (then rdflib's
     answer stands and the verdict says so); None: an unexplained disagreement, a harness ERROR.
 
@@ -161,6 +162,12 @@ def declared_rule(rdflib_sols, oxigraph_sols, query_text: str, triples: list, rd
     - ``ebv-language-tagged``: SPARQL 1.1 §17.2.2 gives a plain literal — a language-tagged one included —
       the effective boolean value true when it is not empty; rdflib does so, Oxigraph raises a type error
       (rdf:langString, as in RDF 1.1 / SPARQL 1.2 drafts).  rdflib follows the 1.1 text: it stands.
+    - ``zero-length-constant``: SPARQL 1.1 §18.5 (ALP) pairs a constant end of a ``*`` or ``?`` path with
+      itself whether the graph holds it or not (W3C ``zero_or_more_set_start`` and three more); rdflib
+      does, Oxigraph 0.5 gives nothing for a term the graph does not hold.  The rule holds only when
+      Oxigraph's bag is inside rdflib's and every solution rdflib has more binds such a term (``zero_ends``:
+      the query's constant ends of paths that may have length zero, oracle/r2r/paths.py), absent from the
+      window; rdflib stands.
     """
     datatypes = {str(o.datatype) for _, _, o in triples if isinstance(o, Literal) and o.datatype is not None}
     if XSD + "float" in datatypes and _agree_at_float_precision(rdflib_sols, oxigraph_sols):
@@ -170,7 +177,20 @@ def declared_rule(rdflib_sols, oxigraph_sols, query_text: str, triples: list, rd
         return "ebv-language-tagged"
     if rdflib_over is not None and _only_merged_literals(rdflib_sols, oxigraph_sols, triples, rdflib_over):
         return "literal-by-value"
+    if zero_ends and _only_absent_ends(rdflib_sols, oxigraph_sols, triples, zero_ends):
+        return "zero-length-constant"
     return None
+
+
+def _only_absent_ends(rdflib_sols, oxigraph_sols, triples, zero_ends: frozenset) -> bool:
+    """Whether rdflib's answer is Oxigraph's and more, each solution more binding a constant end of a path
+    that may have length zero which no triple of the window holds (the ``zero-length-constant`` rule)."""
+    if Counter(oxigraph_sols.keys) - Counter(rdflib_sols.keys):
+        return False
+    absent = zero_ends - {t for s, _, o in triples for t in (s, o)}
+    more = Counter(rdflib_sols.keys) - Counter(oxigraph_sols.keys)
+    rows = {key: row for key, row in zip(rdflib_sols.keys, rdflib_sols.rows)}
+    return bool(absent) and all(absent & set(rows[key].values()) for key in more)
 
 
 def _only_merged_literals(rdflib_sols, oxigraph_sols, triples, rdflib_over) -> bool:
@@ -239,16 +259,18 @@ def _merges(literals: set, forms: dict) -> bool:
     return len({forms.get(lit, lit) for lit in literals}) < len(literals)
 
 
-def rules_may_apply(oxigraph_sols, query_text: str, stream_has, operators: set) -> set[str]:
+def rules_may_apply(oxigraph_sols, query_text: str, stream_has, operators: set,
+                    zero_ends: frozenset = frozenset()) -> set[str]:
     """The declared rules that may explain a difference between Oxigraph's answer and rdflib's on this
     window — then ``auto`` does not take Oxigraph's answer alone.
 
     ``stream_has(fact)`` tells what the stream holds (``float``: xsd:float literals; ``inexact-float``:
     one that is not a whole number below 2^24, where float and double addition differ; ``tagged``:
     language-tagged literals; ``rewritten``/``collisions``: see :func:`rewritten_literals`);
-    ``operators`` names the query's arithmetic (rdflib algebra names).
+    ``operators`` names the query's arithmetic (rdflib algebra names); ``zero_ends``: the query's constant
+    ends of paths that may have length zero.
     """
-    rules = set()
+    rules = {"zero-length-constant"} if zero_ends else set()
     if stream_has("tagged") and EBV_FILTER.search(query_text):
         rules.add("ebv-language-tagged")
     if stream_has("collisions") or (stream_has("rewritten") and LEXICAL_FUNCTIONS.search(query_text)):

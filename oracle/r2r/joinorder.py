@@ -16,22 +16,9 @@ from typing import Any
 from rdflib import BNode, Variable
 from rdflib.plugins.sparql import CUSTOM_EVALS
 from rdflib.plugins.sparql.evaluate import evalBGP
-from rdflib.plugins.sparql.parserutils import CompValue
 
 MARK = "rspconf_ordered"
 _STATS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def mark(node: Any) -> None:
-    """Flag every BGP below ``node`` for cardinality-based ordering."""
-    if isinstance(node, CompValue):
-        if node.name == "BGP":
-            node[MARK] = True
-        for value in list(node.values()):
-            mark(value)
-    elif isinstance(node, (list, tuple)):
-        for value in node:
-            mark(value)
 
 
 def _is_var(term: Any) -> bool:

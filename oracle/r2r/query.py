@@ -20,7 +20,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.sparql import Query
 
 from oracle.model import Stream, triple_count
-from oracle.r2r import evaluators, joinorder
+from oracle.r2r import evaluators, joinorder, paths
 from oracle.r2r.evaluators import (
     EVALUATORS,
     EvaluatorDisagreement,
@@ -88,17 +88,20 @@ def _order_vars(algebra: CompValue) -> tuple[str, ...] | None:
 ARITHMETIC = {"AdditiveExpression", "MultiplicativeExpression", "Aggregate_Avg", "Aggregate_Sum"}
 
 
-def _names(node: Any, found: set | None = None) -> set:
-    """The names of every algebra node and expression in a query."""
-    found = set() if found is None else found
+def _nodes(node: Any):
+    """Every algebra node and expression in a query, each before the ones inside it."""
     if isinstance(node, CompValue):
-        found.add(node.name)
+        yield node
         for value in node.values():
-            _names(value, found)
+            yield from _nodes(value)
     elif isinstance(node, (list, tuple)):
         for value in node:
-            _names(value, found)
-    return found
+            yield from _nodes(value)
+
+
+def _names(node: Any) -> set:
+    """The names of every algebra node and expression in a query."""
+    return {n.name for n in _nodes(node)}
 
 
 #: expressions whose graph pattern rdflib leaves untranslated (no BGP inside): a pre-filter cannot see it
@@ -135,10 +138,19 @@ def _prepared(text: str) -> Query:
     """rdflib's prepared query for ``text``, its BGPs marked for join ordering, shared by every R2R of that
     text: parsing takes 6–7 ms (pyparsing), and the oracle, the lint and the diagnosis build an R2R per
     (case, stream) again and again.  A prepared query is rdflib's form for reuse: no evaluation changes it,
-    and nothing here writes to its algebra but the (idempotent) mark."""
+    and nothing here writes to its algebra but what is done here, once: each BGP marked for join ordering
+    (oracle/r2r/joinorder.py) and its ``*``, ``+`` and ``?`` paths made sets (oracle/r2r/paths.py)."""
     prepared = prepareQuery(text)
-    joinorder.mark(prepared.algebra)
+    for node in _nodes(prepared.algebra):
+        if node.name == "BGP":
+            node[joinorder.MARK] = True
+            node["triples"] = [(s, paths.as_sets(p), o) for s, p, o in node.triples]
     return prepared
+
+
+def _zero_length_ends(algebra) -> frozenset:
+    """The constants a path of the query may connect to themselves by zero steps (oracle/r2r/paths.py)."""
+    return frozenset().union(*(paths.zero_length_ends(n.triples) for n in _nodes(algebra) if n.name == "BGP"))
 
 
 class R2R:
@@ -177,6 +189,7 @@ class R2R:
         wanted: set = set()
         self.relevant = wanted if _predicates(self.query.algebra, wanted) else None
         self.operators = names & ARITHMETIC
+        self.zero_ends = _zero_length_ends(self.query.algebra)
         self.oxigraph = Oxigraph(query) if evaluator != "rdflib" else None
         self.executor = executor  # None: in process; else e.g. oracle.r2r.executors.SparkExecutor
         self._prefetched: dict = {}  # content → Oxigraph's plain answer, from the executor
@@ -276,7 +289,8 @@ class R2R:
         if not same(rdflib, oxigraph) or (rdflib.ordered and not same(oxigraph, rdflib)):
 
             rule = declared_rule(rdflib, oxigraph, self.text, triples,
-                                 rdflib_over=lambda merged: self.evaluate_graph(_graph(merged)))
+                                 rdflib_over=lambda merged: self.evaluate_graph(_graph(merged)),
+                                 zero_ends=self.zero_ends)
             if rule:
                 self.disagreements[rule] += 1
                 return rdflib
@@ -301,7 +315,7 @@ class R2R:
         if size <= evaluators.SMALL_WINDOW:  # read at call time: a test lowers it
             return "rdflib"
         self.fast_windows += 1
-        rules = rules_may_apply(oxigraph, self.text, self.stream_has, self.operators)
+        rules = rules_may_apply(oxigraph, self.text, self.stream_has, self.operators, self.zero_ends)
         if not rules:
             return "oxigraph"
         if rules == {"float-arithmetic"} and doubles_stand_in(self.text):

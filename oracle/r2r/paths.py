@@ -1,0 +1,60 @@
+"""SPARQL 1.1's arbitrary-length paths as sets in the oracle's rdflib evaluation.
+
+SPARQL 1.1 §18.5 evaluates ``p*``, ``p+`` and ``p?`` to distinct pairs.  rdflib 7.6 yields the zero-length
+pair of a bound end first and the same pair again when a walk comes back to it: ``:a :p* ?y`` over a → b →
+a gives ``?y = :a`` twice, ``:d :p? ?y`` over a loop d → d gives ``:d`` twice, where Oxigraph (and the W3C
+suite's ``pp`` tests) give it once.  The two-evaluator check stopped on the first (``paths.zero-length``).
+In the queries the oracle prepares, and only those (``r2r/query.py: _prepared``; rdflib's own ``MulPath``
+is not touched), each ``*``, ``+`` and ``?`` path is replaced by :class:`SetPath`, which gives each pair
+once.  Inside ``FILTER [NOT] EXISTS`` rdflib's own stays (it keeps those patterns untranslated), where
+only whether a solution exists counts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rdflib import Variable
+from rdflib.paths import AlternativePath, InvPath, MulPath, Path, SequencePath
+
+
+class SetPath(MulPath):
+    """rdflib's ``MulPath``, each pair once."""
+
+    def eval(self, graph, subj=None, obj=None, first=True):
+        given = set()
+        for pair in super().eval(graph, subj, obj, first):
+            if pair not in given:
+                given.add(pair)
+                yield pair
+
+
+def as_sets(path: Any) -> Any:
+    """``path`` with every ``MulPath`` in it a :class:`SetPath`."""
+    if isinstance(path, MulPath):
+        return SetPath(as_sets(path.path), path.mod)
+    if isinstance(path, (SequencePath, AlternativePath)):
+        return type(path)(*(as_sets(a) for a in path.args))
+    if isinstance(path, InvPath):
+        return InvPath(as_sets(path.arg))
+    return path
+
+
+
+def _zero(path: Any) -> bool:
+    """Whether a path connects a node to itself by zero steps (a ``*`` or ``?`` where it counts)."""
+    if isinstance(path, MulPath):
+        return path.mod in ("*", "?") or _zero(path.path)
+    if isinstance(path, SequencePath):
+        return all(_zero(a) for a in path.args)
+    if isinstance(path, AlternativePath):
+        return any(_zero(a) for a in path.args)
+    return isinstance(path, InvPath) and _zero(path.arg)
+
+
+def zero_length_ends(triples) -> frozenset:
+    """The constant subjects and objects of the triple patterns whose path may have length zero: SPARQL 1.1's
+    ALP pairs each with itself whether the graph holds it or not (the ``zero-length-constant`` rule,
+    oracle/r2r/evaluators.py)."""
+    return frozenset(t for s, p, o in triples if isinstance(p, Path) and _zero(p)
+                     for t in (s, o) if not isinstance(t, Variable))
