@@ -213,6 +213,18 @@ class DistinctEngine(ReferenceEngine):
         return kind, out
 
 
+class PathWalksEngine(ReferenceEngine):
+    """Runs ``*`` and ``?`` paths as rdflib 7.6's own ``MulPath`` does: a bound end's zero-length pair comes
+    again when a walk returns to it (``ex:a ex:next* ?y`` over a cycle: ``ex:a`` twice), where SPARQL 1.1
+    §18.5 has a set of pairs.  The reference engine's own fault until 2026-11-29, found by ``paths.zero-length``."""
+
+    name = "testing-path-walks"
+
+    @staticmethod
+    def prepared(text: str):
+        return text
+
+
 class NoEmptyAggregateEngine(ReferenceEngine):
     """Gives no row where an aggregate over no match is 0 (SPARQLstream's Q4 fault)."""
 

@@ -396,3 +396,19 @@ def test_filling_a_templates_blank_nodes_once_per_window_fails_the_blank_node_ca
         assert r.verdict == "PASS" or named(r, "shared-blank-node"), (r.id, r.reason)
     # ex:b's two windows: each wrong one is named, the window with one solution is right
     assert results["edges.construct-labelled-blank-node"].findings == {"shared-blank-node": 2}
+
+
+def test_a_path_that_gives_a_pair_once_per_walk_fails_the_zero_length_case_and_is_named_a_multiplicity():
+    """rdflib's own MulPath (the reference engine's fault until 2026-11-29): ex:a ex:next* ?y over a → b → c → a
+    gives ex:a twice in [0, 10), by zero steps and round the cycle.  Only that window of that case can show it:
+    the other path cases give each pair once either way."""
+    from engines.faults import PathWalksEngine
+
+    engine = PathWalksEngine()
+    paths = [c for c in load_corpus(ROOT / "cases") if c.family == "paths"]
+    results = {r.id: r for r in (run_case(c, engine, engine.info(), timeout=60) for c in paths)}
+    assert {i: r.verdict for i, r in results.items()} == {
+        "paths.cycle-pairs": "PASS", "paths.zero-length": "FAIL", "paths.subclass-static": "PASS"}
+    reason = results["paths.zero-length"].reason
+    assert FINDINGS["multiplicity"] in reason and "window [0, 10)" in reason
+    assert "the engine repeats solutions the oracle has fewer times" in reason

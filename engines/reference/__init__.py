@@ -158,6 +158,11 @@ class ReferenceEngine:
         tau = c + 1 if self.closed and not isinstance(request.window, CountWindowSpec) else c
         return ObservedReport(self.r2s(request.r2s, current, previous, kind), tau=tau, window=(o, c)), current
 
+    @staticmethod
+    def prepared(text: str):
+        """The R2R query as rdflib runs it here (:func:`prepared`)."""
+        return prepared(text)
+
     def content(self, request: RunRequest, o: int, c: int, inside: list) -> list:
         return inside
 
@@ -168,7 +173,7 @@ class ReferenceEngine:
         for element in elements:
             for triple in element.triples:
                 g.add(triple)
-        return self.answer(g.query(prepared(request.r2r)), GROUP_BY.search(request.r2r) is not None)
+        return self.answer(g.query(self.prepared(request.r2r)), GROUP_BY.search(request.r2r) is not None)
 
     @staticmethod
     def answer(result, grouped: bool = False) -> tuple[str, list]:
@@ -343,7 +348,7 @@ class ReferenceEngine:
             for i in indexes:
                 for triple in elements[i].triples:
                     g.add(triple)
-        return self.answer(ds.query(prepared(request.r2r)), GROUP_BY.search(request.r2r) is not None)
+        return self.answer(ds.query(self.prepared(request.r2r)), GROUP_BY.search(request.r2r) is not None)
 
     def live(self, request: RunRequest, emit):
         """A live session (conformance/load/live.py): time windows over one stream, reported as they close.
