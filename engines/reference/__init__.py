@@ -51,7 +51,7 @@ def _once_per_pair(path):
 
 
 @lru_cache(maxsize=64)
-def prepared(text: str):
+def _query(text: str):
     """The R2R query as rdflib prepares it, each path in a triple pattern a set of pairs (:class:`_OncePerPair`),
     with the prefixes a fresh graph binds, as ``Graph.query`` reads a text."""
     query = prepareQuery(text, initNs=dict(Graph().namespaces()))
@@ -65,6 +65,7 @@ def prepared(text: str):
         elif isinstance(node, list):
             pending.extend(node)
     return query
+
 
 CAPABILITIES = frozenset({
     "time-window", "sliding-window", "aggregates", "group-by", "filter", "optional", "union", "subquery",
@@ -160,8 +161,8 @@ class ReferenceEngine:
 
     @staticmethod
     def prepared(text: str):
-        """The R2R query as rdflib runs it here (:func:`prepared`)."""
-        return prepared(text)
+        """The R2R query as rdflib runs it here (:func:`_query`; a fault engine may run another)."""
+        return _query(text)
 
     def content(self, request: RunRequest, o: int, c: int, inside: list) -> list:
         return inside
