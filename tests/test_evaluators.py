@@ -230,4 +230,8 @@ def test_a_repeated_path_is_a_set_of_pairs_and_a_constant_end_outside_the_window
     # auto on a window it treats as large: rdflib evaluates too, as the rule may apply, and stands
     sols, rdflib_used, _ = _routes(monkeypatch, query, stream, (2, 3))
     assert rdflib_used and ys(sols) == ["a"]
+    # a constant the background data names is in every window: the rule cannot apply, Oxigraph alone answers
+    named = triple_stream((1, "a", "n", "b"), static=(("a", "label", "x"),))
+    sols, rdflib_used, _ = _routes(monkeypatch, query, named, (0, 1))
+    assert not rdflib_used and ys(sols) == ["a", "b"]
     assert oracle.r2r.evaluators.rules_may_apply(None, query, lambda _: False, set(), frozenset()) == set()

@@ -190,6 +190,8 @@ class R2R:
         self.relevant = wanted if _predicates(self.query.algebra, wanted) else None
         self.operators = names & ARITHMETIC
         self.zero_ends = _zero_length_ends(self.query.algebra)
+        # for routing: a constant the background data names is in every window, where the rule cannot apply
+        self.zero_ends_absent = self.zero_ends - {t for s, _, o in stream.static for t in (s, o)}
         self.oxigraph = Oxigraph(query) if evaluator != "rdflib" else None
         self.executor = executor  # None: in process; else e.g. oracle.r2r.executors.SparkExecutor
         self._prefetched: dict = {}  # content → Oxigraph's plain answer, from the executor
@@ -315,7 +317,7 @@ class R2R:
         if size <= evaluators.SMALL_WINDOW:  # read at call time: a test lowers it
             return "rdflib"
         self.fast_windows += 1
-        rules = rules_may_apply(oxigraph, self.text, self.stream_has, self.operators, self.zero_ends)
+        rules = rules_may_apply(oxigraph, self.text, self.stream_has, self.operators, self.zero_ends_absent)
         if not rules:
             return "oxigraph"
         if rules == {"float-arithmetic"} and doubles_stand_in(self.text):
