@@ -71,7 +71,8 @@ def _csrbench_cases() -> dict:
 
 def _partial_windows_probe(case, engine) -> dict:
     """What if windows that opened before the stream started (partial first windows) were admitted?
-    Re-judges with t0 from t_first − ω + 1; a diagnosis only: the cell's verdict does not change."""
+    Re-judges with t0 from t_first − ω + 1; a diagnosis only: the cell's verdict does not change.  Only the
+    verdict and its best explanation are read, so the re-judging is not diagnosed."""
 
     stream = case.load_stream()
     info = engine.info()
@@ -79,7 +80,7 @@ def _partial_windows_probe(case, engine) -> dict:
     hi = first + case.window.range
     wider = replace(info, profile={**info.profile, "t0_range": [first - case.window.range + 1, hi]})
     reports = engine.run(request_for(case, info, stream))
-    verdict = judge(case, wider, stream, reports, gracious=False)
+    verdict = judge(case, wider, stream, reports, gracious=False, diagnosed=False)
     best = verdict.best
     return {"verdict": verdict.verdict, "t0": best.t0, "exact": best.matched, "reports": len(best.windows)}
 
