@@ -40,7 +40,6 @@ def as_sets(path: Any) -> Any:
     return path
 
 
-
 def _zero(path: Any) -> bool:
     """Whether a path connects a node to itself by zero steps (a ``*`` or ``?`` where it counts)."""
     if isinstance(path, MulPath):
