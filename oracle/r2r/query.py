@@ -189,9 +189,10 @@ class R2R:
         wanted: set = set()
         self.relevant = wanted if _predicates(self.query.algebra, wanted) else None
         self.operators = names & ARITHMETIC
-        self.zero_ends = _zero_length_ends(self.query.algebra)
-        # for routing: a constant the background data names is in every window, where the rule cannot apply
-        self.zero_ends_absent = self.zero_ends - {t for s, _, o in stream.static for t in (s, o)}
+        # the constant ends of zero-length paths that a window may not hold: one the background data names is
+        # in every window, where the zero-length-constant rule cannot apply (a path query loads all static data)
+        ends = _zero_length_ends(self.query.algebra)
+        self.zero_ends = ends - {t for s, _, o in stream.static for t in (s, o)} if ends else ends
         self.oxigraph = Oxigraph(query) if evaluator != "rdflib" else None
         self.executor = executor  # None: in process; else e.g. oracle.r2r.executors.SparkExecutor
         self._prefetched: dict = {}  # content → Oxigraph's plain answer, from the executor
@@ -317,7 +318,7 @@ class R2R:
         if size <= evaluators.SMALL_WINDOW:  # read at call time: a test lowers it
             return "rdflib"
         self.fast_windows += 1
-        rules = rules_may_apply(oxigraph, self.text, self.stream_has, self.operators, self.zero_ends_absent)
+        rules = rules_may_apply(oxigraph, self.text, self.stream_has, self.operators, self.zero_ends)
         if not rules:
             return "oxigraph"
         if rules == {"float-arithmetic"} and doubles_stand_in(self.text):
