@@ -125,14 +125,14 @@ def unjudged(profile: Profile, t0: int, candidates: int, how: str, why: str) -> 
     return CaseVerdict("UNJUDGED", Explanation(profile, t0, (t0, t0), []), [], candidates, how, notes=[why])
 
 
-def observed_solutions(report: ObservedReport, form: str) -> Solutions:
-    """An engine report's solutions in the oracle's bag form."""
+def observed_solutions(report: ObservedReport, form: str, concat=()) -> Solutions:
+    """An engine report's solutions in the oracle's bag form; ``concat``: the query's (:attr:`R2R.concat`)."""
     sol = report.solutions
     if form == "AskQuery":
         return Solutions.of([{"ask": Literal(bool(sol))}])
     if form == "ConstructQuery":
         return Solutions.of([{"s": s, "p": p, "o": o} for s, p, o in sol])
-    return Solutions.of(sol, ordered=True)
+    return Solutions.of(sol, ordered=True, concat=concat)
 
 
 def compare_bags(expected: Solutions, actual: Solutions) -> WindowResult:
@@ -292,7 +292,7 @@ def compare(expected: list[ExpectedReport], actual: list[ObservedReport], how: s
             results.append(WindowResult(EXTRA, None, a, a_sol, 0.0, None, [], list(a_sol.rows)))
             continue
         if form == "SelectQuery" and not e.solutions.ordered:
-            a_sol = Solutions(a_sol.rows, a_sol.keys, False)
+            a_sol = a_sol.unordered()
         w = compare_bags(e.solutions, a_sol)
         w.expected, w.actual = e, a
         j = position[id(a)]
@@ -330,7 +330,8 @@ def fixed(expected_reports: list[ExpectedReport], actual: list[ObservedReport], 
     (their findings a pair), tried only when no one fault reproduces the output.  An output with no solution,
     where the oracle's has some, names none of them (any fault that empties the answer reproduces it): a note
     says which would, and the diagnosis names the symptom."""
-    sols = [observed_solutions(a, form) for a in actual]
+    concat = next((e.solutions.concat for e in expected_reports), ())  # the query's, carried by its answers
+    sols = [observed_solutions(a, form, concat) for a in actual]
     windows = compare(expected_reports, actual, how, form, sols)
     best = Explanation(profile, profile.t0 if isinstance(profile.t0, int) else 0, (0, 0), windows)
     context = {"fixed": basis}
@@ -395,7 +396,7 @@ def exact(expected_reports, actual: list[ObservedReport], sols: list[Solutions],
         last_j = j
         used[j] = True
         a = sols[j]
-        if not same(e.solutions, a if e.solutions.ordered else Solutions(a.rows, a.keys, False)):
+        if not same(e.solutions, a if e.solutions.ordered else a.unordered()):
             return False
         tau = actual[j].tau
         if how == "window" and tau is not None and tau < earliest_tau(e, profile, stream):

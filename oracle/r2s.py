@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Iterator
 
 from oracle.model import ExpectedReport
@@ -19,14 +20,14 @@ def minus(a: Solutions, b: Solutions) -> Solutions:
         else:
             rows.append(row)
             keys.append(key)
-    return Solutions(tuple(rows), tuple(keys), a.ordered, a.order_vars, a.pool)
+    return replace(a, rows=tuple(rows), keys=tuple(keys))
 
 
 def apply(operator: str, current: Solutions, previous: Solutions | None) -> Solutions:
     """Rstream: the relation; Istream: what is new since the previous one; Dstream: what left."""
     if operator == "rstream":
         return current
-    empty = Solutions((), (), current.ordered)
+    empty = replace(current, rows=(), keys=())
     if operator == "istream":
         return minus(current, previous or empty)
     if operator == "dstream":

@@ -228,3 +228,41 @@ def test_varied_dimensions_leave_out_only_the_contradictory_combinations():
     assert sorted((p.boundary, p.close) for p in variants) == [("[o,c)", ">"), ("[o,c)", ">="), ("[o,c]", ">")]
     with pytest.raises(ValueError, match="use close '>'"):
         list(space({"boundary": "[o,c]"}).variants())
+
+
+CONCAT = 'SELECT (GROUP_CONCAT(?o; separator=", ") AS ?g) WHERE { ?s <http://ex.org/p> ?o }'
+
+
+def concat_stream():
+    return triple_stream((1, "s", "p", Literal("b")), (2, "s", "p", Literal("a")), (3, "s", "p", Literal("c")),
+                         (15, "z", "q", "o"))  # closes the window [0, 10)
+
+
+def test_group_concat_is_judged_in_any_order_of_its_pieces_and_only_then():
+    # SPARQL leaves GROUP_CONCAT's order open: rdflib joins "b, a, c", Oxigraph "c, a, b" (this window);
+    # compared as strings the oracle stopped on their disagreement, and a right engine could FAIL
+    stream, space = concat_stream(), ProfileSpace.of(Profile(t0=0, grain="single"))
+
+    def verdict(value):
+        return check(stream, TEN, CONCAT, space, [ObservedReport([{"g": value}])]).verdict
+    assert R2R(CONCAT, stream, "both").evaluate((0, 3)).rows[0]["g"] in {Literal("b, a, c"), Literal("c, a, b")}
+    assert [verdict(Literal(v)) for v in ("a, b, c", "c, b, a", "b, a, c")] == ["PASS"] * 3
+    # a piece missing or twice, another separator, a language tag (the W3C's results are simple literals)
+    assert [verdict(Literal(v)) for v in ("a, b", "a, b, c, c", "a b c")] == ["FAIL"] * 3
+    assert verdict(Literal("a, b, c", lang="en")) == "FAIL"
+    assert verdict(Literal("a, b, c", datatype=XSD.string)) == "PASS"
+
+
+def test_group_concat_pieces_count_only_where_nothing_else_reads_the_value():
+    def concat(query):
+        return R2R(query, concat_stream()).concat
+    assert concat(CONCAT) == {"g": ", "}
+    assert concat(CONCAT.replace('; separator=", "', "")) == {"g": " "}  # the default separator, a space
+    sub = 'SELECT ?g WHERE {{ {{ SELECT (GROUP_CONCAT(?o; separator="") AS ?g) WHERE {{ ?s ?p ?o }} }} {} }}'
+    assert concat(sub.format("")) == {"g": ""}  # projected up from a subquery
+    # read by an ORDER BY, a FILTER, a BIND, a join: its order may change the answer, so it is compared whole
+    assert concat(CONCAT + " ORDER BY ?g") == {}
+    assert concat(sub.format('FILTER(?g = "abc")')) == {}
+    assert concat(sub.format("BIND(?g AS ?h)")) == {}
+    assert concat(sub.format("?x ?y ?g")) == {}
+    assert concat(CONCAT.replace("SELECT", "SELECT DISTINCT")) == {}  # "a b" and "b a": two solutions or one

@@ -8,6 +8,7 @@ so the corpus and the oracle keep each other honest.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from rdflib import BNode, Literal, URIRef
 
@@ -17,7 +18,6 @@ from oracle.expected.windows import output
 from oracle.judge.kinds import kind
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions, same
-from oracle.r2r.terms import bag
 
 BNODE = re.compile(r"^_:[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 PNAME = re.compile(r"^([A-Za-z][\w-]*)?:([^\s]*)$")
@@ -77,8 +77,8 @@ def _compare(case: Case, expectation: dict, got: list) -> list[str]:
             problems.append(f"{case.id} report {i}: window [{g.opening}, {g.closing}) vs hand-written {w['window']}")
         if "tau" in w and g.tau != w["tau"]:
             problems.append(f"{case.id} report {i}: report time {g.tau} vs hand-written {w['tau']}")
-        hand = Solutions.of(solutions(w["solutions"], case.prefixes), ordered=g.solutions.ordered)
-        if bag(g.solutions.rows) != bag(hand.rows):
+        hand = Solutions.of(solutions(w["solutions"], case.prefixes), g.solutions.ordered, g.solutions.concat)
+        if Counter(g.solutions.keys) != Counter(hand.keys):
             problems.append(f"{case.id} report {i}: solutions {list(g.solutions.rows)} vs hand-written {w['solutions']}")
         elif not same(g.solutions, hand):  # ORDER BY: a sequence, up to the order of tied rows
             problems.append(f"{case.id} report {i}: the hand-written solutions are in another order than ORDER BY "

@@ -63,9 +63,9 @@ def run_engine(test: w3c.SuiteTest, engine) -> tuple[str, str]:
         return "UNSUPPORTED", str(exc)[:300]
     except Exception as exc:  # noqa: BLE001 - the engine raised: the test's ERROR
         return "ERROR", _first_line(exc)
-    got = observed_solutions(reports[0], query.form) if reports else Solutions.of([])
+    got = observed_solutions(reports[0], query.form, query.concat) if reports else Solutions.of([])
     if not query.ordered:  # a report's solutions come in a sequence; only ORDER BY makes it count
-        got = Solutions(got.rows, got.keys, False)
+        got = got.unordered()
     return compare(query, got, expected, test.lax)
 
 
@@ -97,7 +97,7 @@ def compare(query: R2R, got: Solutions, expected, lax: bool = False) -> tuple[st
         answer = bool(got.rows and got.rows[0]["ask"].toPython())
         return ("PASS", "") if answer == ask else ("FAIL", f"ASK {answer}, the W3C {ask}")
     ordered = got.ordered and not (isinstance(expected, Graph) and expected.value(predicate=RS["index"]) is None)
-    want = Solutions.of(rows, ordered=ordered)
+    want = query.solutions(rows, ordered)
     if lax:
         mine, theirs = Counter(got.keys), Counter(want.keys)
         right = set(mine) == set(theirs) and all(mine[k] <= theirs[k] for k in mine)

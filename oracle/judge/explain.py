@@ -41,7 +41,7 @@ from oracle.model import GRAINS
 from oracle.r2r.evaluators import EvaluatorDisagreement
 from oracle.r2r.query import R2R, QueryError
 from oracle.r2r.solutions import Solutions
-from oracle.r2r.terms import NUMERIC, bag, show_solution
+from oracle.r2r.terms import NUMERIC, show_solution
 
 SHOWN = 5
 #: gracious mode costs up to a few dozen R2R evaluations per window: run it on the first wrong windows
@@ -425,7 +425,10 @@ def _solution_form(w: WindowResult, query: R2R) -> tuple[str, str] | None:
     if w.expected is None or w.actual_solutions is None:
         return None
     expected, actual = w.expected.solutions.rows, w.actual_solutions.rows
-    want, got = bag(expected), bag(actual)  # compared as the window was (oracle/r2r/terms.py)
+
+    def bag(rows) -> Counter:  # compared as the window was (oracle/r2r/terms.py), GROUP_CONCAT's pieces in any order
+        return Counter(query.solutions(rows).keys)
+    want, got = bag(expected), bag(actual)
     if want != got:
         for lost, lang, datatype in (("language tags", True, False), ("datatypes (numbers as strings)", False, True),
                                      ("datatypes and language tags", True, True)):

@@ -73,7 +73,7 @@ def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSp
         raise ValueError(f"alignment must be one of {ALIGNMENTS}, got {how!r}")
     if isinstance(query, str):
         query = R2R(query, stream)
-    sols = [observed_solutions(a, query.form) for a in actual]
+    sols = [observed_solutions(a, query.form, query.concat) for a in actual]
     candidates = [(variant, t0, cls) for variant in space.variants()
                   for t0, cls in candidate_t0s(stream, window, variant, actual, how)]
     candidates, beyond = _within_stream(stream, window, candidates)

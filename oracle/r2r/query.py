@@ -21,6 +21,8 @@ from rdflib.plugins.sparql.sparql import Query
 
 from oracle.model import Stream, triple_count
 from oracle.r2r import evaluators, joinorder, paths
+from oracle.r2r.algebra import nodes
+from oracle.r2r.concat import concatenated
 from oracle.r2r.evaluators import (
     EVALUATORS,
     EvaluatorDisagreement,
@@ -88,20 +90,9 @@ def _order_vars(algebra: CompValue) -> tuple[str, ...] | None:
 ARITHMETIC = {"AdditiveExpression", "MultiplicativeExpression", "Aggregate_Avg", "Aggregate_Sum"}
 
 
-def _nodes(node: Any):
-    """Every algebra node and expression in a query, each before the ones inside it."""
-    if isinstance(node, CompValue):
-        yield node
-        for value in node.values():
-            yield from _nodes(value)
-    elif isinstance(node, (list, tuple)):
-        for value in node:
-            yield from _nodes(value)
-
-
 def _names(node: Any) -> set:
     """The names of every algebra node and expression in a query."""
-    return {n.name for n in _nodes(node)}
+    return {n.name for n in nodes(node)}
 
 
 #: expressions whose graph pattern rdflib leaves untranslated (no BGP inside): a pre-filter cannot see it
@@ -141,7 +132,7 @@ def _prepared(text: str) -> Query:
     and nothing here writes to its algebra but what is done here, once: each BGP marked for join ordering
     (oracle/r2r/joinorder.py) and its ``*``, ``+`` and ``?`` paths made sets (oracle/r2r/paths.py)."""
     prepared = prepareQuery(text)
-    for node in _nodes(prepared.algebra):
+    for node in nodes(prepared.algebra):
         if node.name == "BGP":
             node[joinorder.MARK] = True
             node["triples"] = [(s, paths.as_sets(p), o) for s, p, o in node.triples]
@@ -150,7 +141,7 @@ def _prepared(text: str) -> Query:
 
 def _zero_length_ends(algebra) -> frozenset:
     """The constants a path of the query may connect to themselves by zero steps (oracle/r2r/paths.py)."""
-    return frozenset().union(*(paths.zero_length_ends(n.triples) for n in _nodes(algebra) if n.name == "BGP"))
+    return frozenset().union(*(paths.zero_length_ends(n.triples) for n in nodes(algebra) if n.name == "BGP"))
 
 
 class R2R:
@@ -181,6 +172,7 @@ class R2R:
         self.optional = "LeftJoin" in names  # the diagnosis asks whether an OPTIONAL was read as an inner join
         self.aggregates = "AggregateJoin" in names  # and where a solution's value comes from a whole group
         self.grouped = _grouped(self.query.algebra)
+        self.concat = concatenated(self.query.algebra)  # compared by their pieces (oracle/r2r/concat.py)
         self.unsliced = self._unsliced() if self.order_vars else None
         self._cache: dict[tuple[int, int], Solutions] = {}
         self._trials: OrderedDict[tuple[int, int], Solutions] = OrderedDict()  # see TRIAL_SOLUTIONS
@@ -213,7 +205,7 @@ class R2R:
     def _with_pool(self, sols: Solutions, g: Graph, init: dict | None) -> Solutions:
         full = sols
         if self.unsliced is not None:
-            full = Solutions.of(_rows(g.query(self.unsliced, initBindings=init or {}), self.grouped))
+            full = self.solutions(_rows(g.query(self.unsliced, initBindings=init or {}), self.grouped))
         return self._pooled(sols, full)
 
     def _pooled(self, sols: Solutions, full: Solutions) -> Solutions:
@@ -258,10 +250,10 @@ class R2R:
 
         def rows(plain_rows):
             return [{n: from_plain(t) for n, t in row.items()} for row in plain_rows]
-        sols = Solutions.of(rows(raw["rows"]), self.ordered)
+        sols = self.solutions(rows(raw["rows"]), self.ordered)
         if not self.order_vars:
             return sols
-        return self._pooled(sols, Solutions.of(rows(raw["unsliced"])) if raw["unsliced"] is not None else sols)
+        return self._pooled(sols, self.solutions(rows(raw["unsliced"])) if raw["unsliced"] is not None else sols)
 
     def prefetch(self, contents) -> None:
         """Evaluate many window contents at once with the executor (``--oracle-executor``), before the
@@ -293,7 +285,7 @@ class R2R:
 
             rule = declared_rule(rdflib, oxigraph, self.text, triples,
                                  rdflib_over=lambda merged: self.evaluate_graph(_graph(merged)),
-                                 zero_ends=self.zero_ends)
+                                 zero_ends=self.zero_ends, concat=self.concat)
             if rule:
                 self.disagreements[rule] += 1
                 return rdflib
@@ -318,7 +310,7 @@ class R2R:
         if size <= evaluators.SMALL_WINDOW:  # read at call time: a test lowers it
             return "rdflib"
         self.fast_windows += 1
-        rules = rules_may_apply(oxigraph, self.text, self.stream_has, self.operators, self.zero_ends)
+        rules = rules_may_apply(oxigraph, self.text, self.stream_has, self.operators, self.zero_ends, self.concat)
         if not rules:
             return "oxigraph"
         if rules == {"float-arithmetic"} and doubles_stand_in(self.text):
@@ -359,8 +351,12 @@ class R2R:
             return Solutions.of([{"ask": Literal(bool(result.askAnswer))}])
         if self.form == "ConstructQuery":
             return Solutions.of([{"s": s, "p": p, "o": o} for s, p, o in result.graph])
-        sols = Solutions.of(_rows(result, self.grouped), self.ordered)
+        sols = self.solutions(_rows(result, self.grouped), self.ordered)
         return self._with_pool(sols, g, init) if self.order_vars else sols
+
+    def solutions(self, rows, ordered: bool = False) -> Solutions:
+        """A SELECT's rows, from an evaluator or an engine, as this query's solutions."""
+        return Solutions.of(rows, ordered, self.concat)
 
     def evaluate(self, content: tuple[int, int], keep: bool = True) -> Solutions:
         """Solutions of the query over the static data plus the elements ``content`` (cached unless

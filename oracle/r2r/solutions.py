@@ -25,14 +25,21 @@ class Solutions:
     ordered: bool = False
     order_vars: tuple[str, ...] | None = None
     pool: dict | None = None
+    concat: tuple[tuple[str, str], ...] = ()  # (variable, separator): GROUP_CONCAT values, oracle/r2r/concat.py
 
     @classmethod
-    def of(cls, rows, ordered: bool = False) -> "Solutions":
+    def of(cls, rows, ordered: bool = False, concat=()) -> "Solutions":
+        """``concat``: the query's GROUP_CONCAT variables (a mapping or pairs) with their separators."""
         rows = tuple(dict(r) for r in rows)
-        return cls(rows, tuple(solution_keys(rows)), ordered)
+        concat = tuple(sorted(dict(concat).items()))
+        return cls(rows, tuple(solution_keys(rows, dict(concat))), ordered, concat=concat)
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    def unordered(self) -> "Solutions":
+        """The same solutions as a bag (a report's rows come in a sequence; only ORDER BY makes it count)."""
+        return Solutions(self.rows, self.keys, concat=self.concat)
 
     def distinct(self) -> "Solutions":
         """The same solutions with each one once (first occurrence kept, so an order survives)."""
@@ -43,7 +50,7 @@ class Solutions:
                 seen.add(key)
                 rows.append(row)
                 keys.append(key)
-        return Solutions(tuple(rows), tuple(keys), self.ordered, self.order_vars, self.pool)
+        return Solutions(tuple(rows), tuple(keys), self.ordered, self.order_vars, self.pool, self.concat)
 
     def sort_keys(self, order_vars: tuple[str, ...]) -> list[tuple]:
         return [tuple(term_key(row[v]) if row.get(v) is not None else None for v in order_vars) for row in self.rows]

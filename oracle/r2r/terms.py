@@ -12,6 +12,7 @@
 - blank nodes up to isomorphism: each blank node is renamed after a colour computed from the rows it
   occurs in (a few rounds of colour refinement), so two bags that differ only in blank node labels get
   identical keys;
+- a GROUP_CONCAT's value, where nothing else reads it, by its pieces in any order (oracle/r2r/concat.py);
 - a bag is a :class:`collections.Counter` of solution keys; order matters only under ORDER BY.
 """
 
@@ -24,6 +25,8 @@ from typing import Any, Iterable, Mapping
 
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import XSD
+
+from oracle.r2r.concat import pieces
 
 NUMERIC = {
     XSD.integer, XSD.decimal, XSD.double, XSD.float, XSD.int, XSD.long, XSD.short, XSD.byte,
@@ -137,8 +140,14 @@ def coloured(row: Solution, key: Key) -> Solution:
     return {v: BNode(colours[v][:8]) if v in colours else t for v, t in row.items()} if colours else row
 
 
-def _row_keys(rows: list[Solution]) -> list[dict[str, tuple]]:
-    return [{v: term_key(t) for v, t in row.items() if t is not None} for row in rows]
+def _row_keys(rows: list[Solution], concat: Mapping[str, str]) -> list[dict[str, tuple]]:
+    return [{v: _key(t, concat.get(v)) for v, t in row.items() if t is not None} for row in rows]
+
+
+def _key(term: Any, separator: str | None) -> tuple:
+    """``term``'s key; a GROUP_CONCAT's value (``separator`` not None) by its pieces in any order."""
+    found = None if separator is None else pieces(term, separator)
+    return term_key(term) if found is None else ("concat", found)
 
 
 def _canonical_bnodes(keyed: list[dict[str, tuple]]) -> list[dict[str, tuple]]:
@@ -163,10 +172,11 @@ def _canonical_bnodes(keyed: list[dict[str, tuple]]) -> list[dict[str, tuple]]:
     return [{v: (("bnode", colour[k]) if k[0] == "bnode" else k) for v, k in row.items()} for row in keyed]
 
 
-def solution_keys(rows: Iterable[Solution]) -> list[Key]:
-    """Keys of a list of solutions, blank nodes canonicalised across the whole list."""
+def solution_keys(rows: Iterable[Solution], concat: Mapping[str, str] | None = None) -> list[Key]:
+    """Keys of a list of solutions, blank nodes canonicalised across the whole list; ``concat``: the
+    variables a GROUP_CONCAT binds, with its separator (oracle/r2r/concat.py)."""
     rows = list(rows)
-    return [tuple(sorted(row.items())) for row in _canonical_bnodes(_row_keys(rows))]
+    return [tuple(sorted(row.items())) for row in _canonical_bnodes(_row_keys(rows, concat or {}))]
 
 
 def bag(rows: Iterable[Solution]) -> Counter:
