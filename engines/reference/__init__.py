@@ -71,7 +71,7 @@ CAPABILITIES = frozenset({
     "time-window", "sliding-window", "aggregates", "group-by", "filter", "optional", "union", "subquery",
     "order-by", "construct", "ask", "rstream", "istream", "dstream", "event-graphs", "static-data",
     "empty-windows", "joins-across-time", "large-stream", "count-window", "time-annotated",
-    "multi-window", "merged-windows", "property-paths",
+    "multi-window", "merged-windows", "property-paths", "group-concat",
 })
 
 

@@ -188,7 +188,7 @@ function sendFinished(final) {
         homepage: "https://www.npmjs.com/package/rsp-js", source: "https://github.com/pbonte/RSP-JS",
         issues: "https://github.com/pbonte/RSP-JS/issues",
         capabilities: ["time-window", "sliding-window", "filter", "aggregates", "group-by", "optional", "union",
-          "rstream", "event-graphs", "joins-across-time", "static-data", "empty-windows", "subquery", "order-by", "property-paths",
+          "rstream", "event-graphs", "joins-across-time", "static-data", "empty-windows", "subquery", "order-by", "property-paths", "group-concat",
           "multi-window"],  // several FROM NAMED WINDOW clauses, each on its stream; no count windows, no
           // time-annotated data (rsp-js has neither)
         // no ask/construct: rsp-js evaluates with Comunica's queryBindings only; no istream/dstream:

@@ -41,7 +41,7 @@ from oracle.model import ObservedReport, WindowSpec
 CAPABILITIES = frozenset({
     "time-window", "sliding-window", "aggregates", "group-by", "filter", "optional", "union", "ask", "order-by",
     "rstream", "istream", "dstream", "event-graphs", "static-data", "empty-windows", "joins-across-time",
-    "large-stream", "closed-windows", "subquery", "construct", "property-paths",
+    "large-stream", "closed-windows", "subquery", "construct", "property-paths", "group-concat",
 })
 PROFILE = {"report": ["window-close"], "tick": "time-driven", "grain": "multiple", "empty": True,
            "boundary": "[o,c)", "close": ">=", "end_of_stream": "flush", "count_unit": "element", "count_t0": 0,
