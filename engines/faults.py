@@ -761,6 +761,16 @@ class CountAllEngine(ReferenceEngine):
         return super().run(replace(request, r2r=re.sub(r"(COUNT\s*\()\s*DISTINCT\s+", r"\1", request.r2r, flags=re.I)))
 
 
+class ConcatAllEngine(ReferenceEngine):
+    """Reads GROUP_CONCAT(DISTINCT …) as GROUP_CONCAT(…): every repeated value joined again."""
+
+    name = "testing-concat-distinct"
+
+    def run(self, request):
+        return super().run(replace(request, r2r=re.sub(r"(GROUP_CONCAT\s*\()\s*DISTINCT\s+", r"\1", request.r2r,
+                                                       flags=re.I)))
+
+
 class AskEmptyTrueEngine(ReferenceEngine):
     """Answers ASK true over a window that holds no element (as if 'nothing failed')."""
 

@@ -18,6 +18,7 @@ FINDINGS = {
     "group-over-nothing": "reports a group where nothing matched (GROUP BY over no solution makes no group)",
     "avg-integer": "computes AVG as an integer division (its means of integers lose their fraction)",
     "count-distinct": "reads COUNT(DISTINCT …) as COUNT(…) (it counts repeated values again)",
+    "concat-distinct": "reads GROUP_CONCAT(DISTINCT …) as GROUP_CONCAT(…) (it joins repeated values again)",
     "optional-inner": "drops the solutions that leave an OPTIONAL's variables unbound (OPTIONAL read as an inner join)",
     "borders": "has window borders unlike the explained ones (gracious mode)",
     "missing-report": "has no report where the oracle has one",

@@ -412,3 +412,16 @@ def test_a_path_that_gives_a_pair_once_per_walk_fails_the_zero_length_case_and_i
     reason = results["paths.zero-length"].reason
     assert FINDINGS["multiplicity"] in reason and "window [0, 10)" in reason
     assert "the engine repeats solutions the oracle has fewer times" in reason
+
+
+def test_joining_repeated_values_again_fails_the_group_concat_distinct_case_and_is_named():
+    from engines.faults import ConcatAllEngine
+
+    engine = ConcatAllEngine()
+    cases = [c for c in load_corpus(ROOT / "cases") if c.family == "aggregates"]
+    results = {r.id: r for r in (run_case(c, engine, engine.info(), timeout=60) for c in cases)}
+    failed = {i: r for i, r in results.items() if r.verdict != "PASS"}
+    # the one case with a GROUP_CONCAT(DISTINCT) over repeated values; "red" in [0, 10) twice: "red red blue"
+    assert list(failed) == ["aggregates.group-concat-distinct"]
+    result = failed["aggregates.group-concat-distinct"]
+    assert result.verdict == "FAIL" and named(result, "concat-distinct") and "window [0, 10)" in result.reason

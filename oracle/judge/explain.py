@@ -521,6 +521,9 @@ REWRITES = (
     ("count-distinct", "the engine's relation is exactly that of the query with COUNT(DISTINCT …) read as "
                        "COUNT(…): it counts repeated values again",
      lambda text: re.sub(r"\bCOUNT\s*\(\s*DISTINCT\s+", "COUNT(", text, flags=re.I)),
+    ("concat-distinct", "the engine's relation is exactly that of the query with GROUP_CONCAT(DISTINCT …) read as "
+                        "GROUP_CONCAT(…): it joins repeated values again",
+     lambda text: re.sub(r"\bGROUP_CONCAT\s*\(\s*DISTINCT\s+", "GROUP_CONCAT(", text, flags=re.I)),
 )
 
 
