@@ -164,11 +164,26 @@ def test_integer_arithmetic_makes_integers_that_join_integer_data(engine):
         [{"d": f'"3.0"^^<{XSD.double}>'}]
 
 
+def test_a_product_with_a_decimal_is_an_exact_decimal(engine):
+    # XPath: integer × decimal and decimal × decimal are decimals, exact (1.1 × 1.1 is 1.21, not 1.2100000000000002);
+    # 20 °C as Fahrenheit, 20 × 1.8 + 32 = 68.0; the largest factors it takes: 10 and 9 integer digits, 9 places
+    # ((10^10 − 10^-9)(10^9 − 10^-9) = 10^19 − 11 + 10^-18)
+    decimal = f"^^<{XSD.decimal}>"
+    assert answers(engine, ":a :p 1.1 .", "SELECT ?q { :a :p ?o BIND(?o * ?o AS ?q) }") == [{"q": f'"1.21"{decimal}'}]
+    assert answers(engine, ":a :p 20 .", "SELECT ?f { :a :p ?c BIND(?c * 1.8 + 32 AS ?f) }") == [{"f": f'"68.0"{decimal}'}]
+    got = answers(engine, ":a :p 9999999999.999999999 .", "SELECT ?q { :a :p ?o BIND(?o * 999999999.999999999 AS ?q) }")
+    assert got == [{"q": f'"9999999999999999989.000000000000000001"{decimal}'}]
+    # and in a FILTER: 0.1 × 3 is exactly 0.3
+    assert answers(engine, ":a :p 0.1 .", "SELECT ?a { ?a :p ?o FILTER(?o * 3 = 0.3) }") == [{"a": I("a")}]
+
+
 def test_what_the_engine_cannot_compute_exactly_it_refuses_by_name(engine):
     with pytest.raises(Unsupported, match="a decimal quotient that does not end within 18 decimal places"):
         answers(engine, ":a :p 1 .", "SELECT ?q { :a :p ?o BIND(?o / 3 AS ?q) }")
-    with pytest.raises(Unsupported, match="multiplying xsd:decimal values"):
-        answers(engine, ":a :p 1.5 .", "SELECT ?q { :a :p ?o BIND(?o * 1.5 AS ?q) }")
+    with pytest.raises(Unsupported, match="multiplying xsd:decimal values beyond"):  # 10 decimal places
+        answers(engine, ":a :p 1.5 .", "SELECT ?q { :a :p ?o BIND(?o * 1.0000000001 AS ?q) }")
+    with pytest.raises(Unsupported, match="an integer product beyond 20 digits"):
+        answers(engine, ":a :p 12345678901 .", "SELECT ?q { :a :p ?o BIND(?o * ?o AS ?q) }")
     with pytest.raises(Unsupported, match="a decimal mean that does not end"):  # 7 / 3
         answers(engine, ":a :p 1, 2, 4 .", "SELECT (AVG(?o) AS ?m) { :a :p ?o }")
 

@@ -4,7 +4,8 @@ A computed number is a :class:`~engines.spark.sqlterms.Value` of kind ``num`` wi
 type code per row (:data:`INTEGER` < :data:`DECIMAL` < :data:`FLOAT` < :data:`DOUBLE`; null: not a number,
 a type error), its value as a DOUBLE (for doubles, and for FILTER's comparisons of terms), and its exact
 value as a DECIMAL (for integers and decimals).  ``+ - *`` of two integers is an integer, computed
-exactly; with a decimal, ``+ -`` are exact and ``*`` is refused; ``/`` of integers or decimals is a
+exactly (a product of up to 20 digits); with a decimal, ``+ -`` are exact and ``*`` is exact for factors of
+up to 10 and 9 integer digits and 9 decimal places, else refused; ``/`` of integers or decimals is a
 decimal, exact when it terminates within 18 decimal places and the divisor is an integer, else refused;
 a float makes a float and a double a double, both computed in double precision (an xsd:float result is
 written with the double's digits: the kit compares floating-point values to 12 significant digits,
@@ -155,9 +156,17 @@ def _exact(op: str, a: Value, b: Value) -> str:
     if op in ("+", "-"):
         exact = f"(({ea}) {op} ({eb}))"
     elif op == "*":
-        exact = (f"CASE WHEN greatest({a.dtype}, {b.dtype}) = {INTEGER}"
-                 f" THEN CAST({ea} AS DECIMAL(38,0)) * CAST({eb} AS DECIMAL(38,0))"
-                 f" ELSE {refuse('multiplying xsd:decimal values (exact decimal products are not compiled)')} END")
+        # exact in EXACT: integers whose product has at most 20 digits; decimals of at most 10 (the first) and 9
+        # (the second) integer digits and 9 decimal places, as DECIMAL(19,9) × DECIMAL(18,9) is DECIMAL(38,18),
+        # which Spark keeps whole (a wider factor makes it round the product's scale)
+        fa, fb = f"try_cast({ea} AS DECIMAL(19,9))", f"try_cast({eb} AS DECIMAL(18,9))"
+        integers = f"try_multiply(CAST({ea} AS DECIMAL(38,0)), CAST({eb} AS DECIMAL(38,0)))"
+        exact = (f"CASE WHEN ({ea}) IS NULL OR ({eb}) IS NULL THEN NULL"
+                 f" WHEN greatest({a.dtype}, {b.dtype}) = {INTEGER}"
+                 f" THEN coalesce(try_cast({integers} AS {EXACT}), {refuse('an integer product beyond 20 digits')})"
+                 f" WHEN {fa} = ({ea}) AND {fb} = ({eb}) THEN {fa} * {fb}"
+                 f" ELSE {refuse('multiplying xsd:decimal values beyond 10 and 9 integer digits or 9 decimal places')}"
+                 " END")
     else:
         exact = (f"CASE WHEN ({eb}) = 0 THEN NULL"  # division by zero: an error
                  f" WHEN ({b.dtype}) != {INTEGER} THEN {refuse('dividing by an xsd:decimal value')}"
