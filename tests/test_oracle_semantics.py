@@ -266,3 +266,20 @@ def test_group_concat_pieces_count_only_where_nothing_else_reads_the_value():
     assert concat(sub.format("BIND(?g AS ?h)")) == {}
     assert concat(sub.format("?x ?y ?g")) == {}
     assert concat(CONCAT.replace("SELECT", "SELECT DISTINCT")) == {}  # "a b" and "b a": two solutions or one
+
+
+def test_a_sample_over_a_group_of_several_values_stops_the_oracle_and_one_value_is_judged():
+    from oracle.r2r.query import OpenAnswer
+
+    # s1 reads 1 and 2, s2 reads 3: SAMPLE for s1 is 1 or 2 (SPARQL 1.1 §18.5.1.8), either right, so the oracle,
+    # which compares values whole, stops on that window rather than FAIL an engine for its pick
+    stream = triple_stream((1, "s1", "p", num(1)), (2, "s1", "p", num(2)), (3, "s2", "p", num(3)),
+                           (12, "s2", "p", num(4)), (25, "z", "q", "o"))
+    query = "SELECT ?s (SAMPLE(?o) AS ?v) WHERE { ?s <http://ex.org/p> ?o } GROUP BY ?s"
+    with pytest.raises(OpenAnswer, match=r"SAMPLE leaves the answer open on the window of elements 0\.\.2"):
+        R2R(query, stream).evaluate((0, 3))
+    assert R2R(query, stream).evaluate((3, 4)).rows == ({"s": iri("s2"), "v": num(4)},)  # one value: judged
+    space = ProfileSpace.of(Profile(t0=0, grain="single"))
+    with pytest.raises(OpenAnswer):  # the run's harness makes it an ERROR with this reason, never a FAIL
+        check(stream, TEN, query, space, [ObservedReport([{"s": iri("s1"), "v": num(2)}, {"s": iri("s2"), "v": num(3)}]),
+                                          ObservedReport([{"s": iri("s2"), "v": num(4)}])])

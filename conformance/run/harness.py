@@ -28,6 +28,7 @@ from oracle.judge.kinds import kind
 from oracle.judge.verdict import JudgeTimeout, check, over_profiles
 from oracle.judge.words import reason
 from oracle.model import VERDICTS, Verdict
+from oracle.r2r.evaluators import EvaluatorDisagreement
 from oracle.r2r.query import R2R, QueryError
 from oracle.r2r.terms import show_solution
 
@@ -291,6 +292,8 @@ def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data
                         executor=executor)
     except JudgeTimeout as exc:
         return done("TIMEOUT", f"oracle (not the engine): {exc} of {timeout:g} s; raise --case-timeout")
+    except EvaluatorDisagreement as exc:  # said in full by its message: a traceback would add nothing
+        return done("ERROR", f"harness: the oracle cannot evaluate this case: {exc}")
     except (QueryError, ValueError) as exc:
         return done("ERROR", f"harness: the oracle cannot evaluate this case: {exc}", traceback.format_exc())
     record(result, verdict, keep_relations)

@@ -9,6 +9,7 @@ number of distinct window contents, not with the number of t0 candidates or prof
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter, OrderedDict
 from dataclasses import replace
 from typing import Any
@@ -46,6 +47,15 @@ TRIAL_SOLUTIONS = 100_000
 
 class QueryError(ValueError):
     """The R2R query cannot be parsed or evaluated."""
+
+
+class OpenAnswer(EvaluatorDisagreement):
+    """SPARQL leaves a window's answer open (a SAMPLE over a group of several values): the oracle, which
+    compares values whole, picks none, as where its two evaluators disagree."""
+
+
+#: SAMPLE(…) as written (rdflib's own SAMPLEs, of the GROUP BY keys, are one value per group)
+SAMPLE_CALL = re.compile(r"\bSAMPLE\s*\(", re.IGNORECASE)
 
 
 def _rows(result, grouped: bool) -> list[dict]:
@@ -192,6 +202,10 @@ class R2R:
         self.fast_windows = 0  # windows Oxigraph alone evaluated under ``auto``
         self._stream_facts: dict | None = None
         self.disagreements: Counter = Counter()  # declared rule → windows where rdflib and Oxigraph differ by it
+        # SAMPLE's value is any of its group's: a window's answer is determined where SAMPLE read as MIN and
+        # as MAX give the same (each group holds one value); elsewhere the oracle stops (:meth:`_determined`)
+        self.sample_bounds = tuple(R2R(SAMPLE_CALL.sub(f"{bound}(", query), stream, "rdflib")
+                                   for bound in ("MIN", "MAX")) if SAMPLE_CALL.search(query) else ()
 
     def _unsliced(self):
         """The query without its top LIMIT/OFFSET (None if it has none): the pool of tied rows."""
@@ -368,6 +382,7 @@ class R2R:
         hit = self._trials.pop(content, None)
         if hit is None:
             self.evaluations += 1
+            self._determined(content)  # first: where the answer is open, the two evaluators may pick apart
             hit = self._evaluated(content)
         else:
             self._trial_solutions -= len(hit) + 1
@@ -376,6 +391,20 @@ class R2R:
         else:
             self._remember_trial(content, hit)
         return hit
+
+    def _determined(self, content: tuple[int, int]) -> None:
+        """Raise :class:`OpenAnswer` where the query's SAMPLE leaves the window's answer open."""
+        if not self.sample_bounds:
+            return
+        low, high = (bound.evaluate(content, keep=False) for bound in self.sample_bounds)
+        if not same(low, high) or (low.ordered and not same(high, low)):
+            def shown(sols):
+                return "; ".join(sorted(show_solution(r, precise=True) for r in sols.rows)[:6])
+            raise OpenAnswer(
+                f"SAMPLE leaves the answer open on the window {self._span(content)}: a group holds several values "
+                f"(SAMPLE read as MIN gives [{shown(low)}], as MAX [{shown(high)}]), SPARQL lets an engine give any "
+                "of them, and the oracle compares values whole; write MIN or MAX in the query, or group so that each "
+                "group holds one value (oracle/README.md, 'Comparison')")
 
     def _remember_trial(self, content: tuple[int, int], sols: Solutions) -> None:
         """Keep a trial's solutions as the newest, forgetting the oldest past :data:`TRIAL_SOLUTIONS`
