@@ -329,6 +329,20 @@ def test_regex_reads_a_literals_text_with_its_line_breaks_and_an_iri_is_a_type_e
     assert answers(engine, data, 'SELECT ?s { ?s :v ?v FILTER(regex(?v, "abc")) }') == bag([{"s": f"<{X}a>"}])
 
 
+def test_the_q_flag_makes_every_character_of_a_pattern_stand_for_itself(engine):
+    # XPath 3.1 §5.6.1.1: "a.c" with q matches the three characters a . c only, with iq in any case; \E inside
+    # the pattern too; REPLACE with q takes its replacement as it is ("$1" is no group)
+    data = ':a :v "a.c" . :b :v "abc" . :c :v "A.C" . :d :v "x\\\\Ey" .'
+    assert answers(engine, data, 'SELECT ?s { ?s :v ?v FILTER(regex(?v, "a.c", "q")) }') == [{"s": I("a")}]
+    got = answers(engine, data, 'SELECT ?s { ?s :v ?v FILTER(regex(?v, "a.c", "iq")) }')
+    assert got == bag([{"s": I("a")}, {"s": I("c")}])
+    assert answers(engine, data, 'SELECT ?s { ?s :v ?v FILTER(regex(?v, "\\\\E", "q")) }') == [{"s": I("d")}]
+    got = answers(engine, data, 'SELECT ?r { :a :v ?v BIND(REPLACE(?v, ".", "$1", "q") AS ?r) }')
+    assert got == [{"r": '"a$1c"'}]
+    with pytest.raises(Unsupported, match="the regular expression flags 'z'"):
+        answers(engine, data, 'SELECT ?s { ?s :v ?v FILTER(regex(?v, "a", "z")) }')
+
+
 def test_terms_hold_a_line_break_on_one_line():
     from engines.spark.sqlterms import n3
 

@@ -130,11 +130,11 @@ class Compiler:
             pattern, flags = e.pattern, e.flags
             if not isinstance(pattern, Literal):
                 raise Unsupported("REGEX with a non-constant pattern")
-            if flags is not None and not (isinstance(flags, Literal) and set(str(flags)) <= set("smix")):
-                raise Unsupported("REGEX with flags other than constant s, m, i, x")
-            inline = f"(?{flags})" if flags else ""  # XPath's flags are Java's inline ones
+            if flags is not None and not isinstance(flags, Literal):
+                raise Unsupported("REGEX with flags that are not a constant")
+            regex = functions.java_regex(str(pattern), str(flags or ""))
             text = literal_lexical(as_term(self.expr(e.text, rel)))  # REGEX of an IRI is a type error
-            return Value("bool", f"(({text}) RLIKE {sql_string(inline + str(pattern))})")
+            return Value("bool", f"(({text}) RLIKE {sql_string(regex)})")
         if name == "Builtin_STR":
             inner = as_term(self.expr(e.arg, rel))
             return Value("term", f"concat('\"', {lexical(inner)}, '\"')")
@@ -186,8 +186,8 @@ class Compiler:
             return functions.date_part(name, arg("arg"))
         if name == "REPLACE":
             constant = [x for x in (e.pattern, e.replacement, e.flags) if x is not None]
-            if not all(isinstance(x, Literal) for x in constant) or (e.flags is not None and not set(str(e.flags)) <= set("smix")):
-                raise Unsupported("REPLACE with a pattern, replacement or flags that is not a constant (flags s, m, i, x)")
+            if not all(isinstance(x, Literal) for x in constant):
+                raise Unsupported("REPLACE with a pattern, replacement or flags that is not a constant")
             return functions.replace_(arg("arg"), str(e.pattern), str(e.replacement), str(e.flags or ""))
         return None
 

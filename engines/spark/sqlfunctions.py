@@ -262,12 +262,25 @@ def strlang(lex: Value, tag: Value) -> Value:
         f" THEN concat({c}, '@', lower({literal_lexical(t)})) END"))))
 
 
+def java_regex(pattern: str, flags: str) -> str:
+    """XPath's constant pattern and flags as one Java regular expression: s, m, i and x are Java's own inline
+    flags; with q every character of the pattern stands for itself (XPath 3.1 §5.6.1.1: quoted as Java's
+    ``Pattern.quote`` does), and m, s and x have no effect.  Other flags are refused by name."""
+    if not set(flags) <= set("smixq"):
+        raise Unsupported(f"the regular expression flags {flags!r} (XPath's are s, m, i, x and q)")
+    if "q" in flags:
+        pattern, flags = "\\Q" + pattern.replace("\\E", "\\E\\\\E\\Q") + "\\E", "i" if "i" in flags else ""
+    return (f"(?{flags})" if flags else "") + pattern
+
+
 def replace_(text: Value, pattern: str, replacement: str, flags: str) -> Value:
-    """REPLACE with a constant pattern, replacement and flags (XPath's are Java's: $1 and \\ alike);
-    the first argument's tag is kept."""
-    inline = f"(?{flags})" if flags else ""
+    """REPLACE with a constant pattern, replacement and flags (XPath's are Java's: $1 and \\ alike; with q the
+    replacement is taken as it is too); the first argument's tag is kept."""
+    if "q" in flags:
+        replacement = replacement.replace("\\", "\\\\").replace("$", "\\$")
+    regex = java_regex(pattern, flags)
     return Value("term", _on(text, lambda c: _literal(_when(_string(c), f"regexp_replace({literal_lexical(c)}, "
-                                                              f"{sql_string(inline + pattern)}, {sql_string(replacement)})"),
+                                                              f"{sql_string(regex)}, {sql_string(replacement)})"),
                                                       _suffix(c)).sql))
 
 
