@@ -283,3 +283,17 @@ def test_a_sample_over_a_group_of_several_values_stops_the_oracle_and_one_value_
     with pytest.raises(OpenAnswer):  # the run's harness makes it an ERROR with this reason, never a FAIL
         check(stream, TEN, query, space, [ObservedReport([{"s": iri("s1"), "v": num(2)}, {"s": iri("s2"), "v": num(3)}]),
                                           ObservedReport([{"s": iri("s2"), "v": num(4)}])])
+
+
+def test_a_value_of_rand_now_or_uuid_in_the_answer_stops_the_oracle_and_a_test_of_its_type_is_judged():
+    from oracle.r2r.query import OpenAnswer
+
+    stream = triple_stream((1, "a", "p", num(1)), (2, "b", "p", num(2)))
+    for function in ("RAND()", "NOW()", "STRUUID()"):
+        query = f"SELECT ?s ?r WHERE {{ ?s <http://ex.org/p> ?o BIND({function} AS ?r) }}"
+        with pytest.raises(OpenAnswer, match=rf"{function[:-2]} leaves the answer open on the window of elements 0\.\.1"):
+            R2R(query, stream).evaluate((0, 2))
+    # the W3C's way (rand01, now01): only the value's type or range reaches the answer, which is then judged
+    typed = ("SELECT ?s WHERE { ?s <http://ex.org/p> ?o FILTER(RAND() >= 0 && RAND() < 1 "
+             "&& DATATYPE(NOW()) = <http://www.w3.org/2001/XMLSchema#dateTime>) }")
+    assert {r["s"] for r in R2R(typed, stream).evaluate((0, 2)).rows} == {iri("a"), iri("b")}

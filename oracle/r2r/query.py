@@ -50,12 +50,15 @@ class QueryError(ValueError):
 
 
 class OpenAnswer(EvaluatorDisagreement):
-    """SPARQL leaves a window's answer open (a SAMPLE over a group of several values): the oracle, which
-    compares values whole, picks none, as where its two evaluators disagree."""
+    """SPARQL leaves a window's answer open (a SAMPLE over a group of several values, a value of RAND, NOW,
+    UUID or STRUUID that reaches it): the oracle, which compares values whole, picks none, as where its two
+    evaluators disagree."""
 
 
 #: SAMPLE(…) as written (rdflib's own SAMPLEs, of the GROUP BY keys, are one value per group)
 SAMPLE_CALL = re.compile(r"\bSAMPLE\s*\(", re.IGNORECASE)
+#: the functions whose value changes from one evaluation to the next (and from the oracle's clock to the engine's)
+VOLATILE_CALL = re.compile(r"\b(RAND|NOW|UUID|STRUUID)\s*\(", re.IGNORECASE)
 
 
 def _rows(result, grouped: bool) -> list[dict]:
@@ -206,6 +209,7 @@ class R2R:
         # as MAX give the same (each group holds one value); elsewhere the oracle stops (:meth:`_determined`)
         self.sample_bounds = tuple(R2R(SAMPLE_CALL.sub(f"{bound}(", query), stream, "rdflib")
                                    for bound in ("MIN", "MAX")) if SAMPLE_CALL.search(query) else ()
+        self.volatile = {m.upper() for m in VOLATILE_CALL.findall(query)}
 
     def _unsliced(self):
         """The query without its top LIMIT/OFFSET (None if it has none): the pool of tied rows."""
@@ -393,13 +397,25 @@ class R2R:
         return hit
 
     def _determined(self, content: tuple[int, int]) -> None:
-        """Raise :class:`OpenAnswer` where the query's SAMPLE leaves the window's answer open."""
+        """Raise :class:`OpenAnswer` where the query's SAMPLE, RAND, NOW, UUID or STRUUID leaves the window's
+        answer open: a volatile function's value is determined where two evaluations by rdflib give the same
+        answer (a test of its type or range, as the W3C's functions tests write), a SAMPLE's where SAMPLE read
+        as MIN and as MAX do."""
+        def shown(sols):
+            return "; ".join(sorted(show_solution(r, precise=True) for r in sols.rows)[:6])
+        if self.volatile:
+            g = self.graph(content)
+            first, second = self.evaluate_graph(g), self.evaluate_graph(g)
+            if not same(first, second) or (first.ordered and not same(second, first)):
+                raise OpenAnswer(
+                    f"{', '.join(sorted(self.volatile))} leaves the answer open on the window {self._span(content)}: "
+                    f"two evaluations give two answers ([{shown(first)}], then [{shown(second)}]), as an engine's "
+                    "would differ from the oracle's, and the oracle compares values whole; keep the function's value "
+                    "out of the solutions, or test only its type or range (oracle/README.md, 'Comparison')")
         if not self.sample_bounds:
             return
         low, high = (bound.evaluate(content, keep=False) for bound in self.sample_bounds)
         if not same(low, high) or (low.ordered and not same(high, low)):
-            def shown(sols):
-                return "; ".join(sorted(show_solution(r, precise=True) for r in sols.rows)[:6])
             raise OpenAnswer(
                 f"SAMPLE leaves the answer open on the window {self._span(content)}: a group holds several values "
                 f"(SAMPLE read as MIN gives [{shown(low)}], as MAX [{shown(high)}]), SPARQL lets an engine give any "
