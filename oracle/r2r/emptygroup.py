@@ -20,6 +20,8 @@ from rdflib.plugins.sparql import CUSTOM_EVALS
 from rdflib.plugins.sparql.evaluate import evalPart
 from rdflib.plugins.sparql.parserutils import CompValue
 
+from oracle.r2r.algebra import nodes
+
 _WRAPPERS = ("ToMultiSet", "Project", "Extend", "Distinct", "Reduced", "Slice", "OrderBy", "Filter")
 
 
@@ -35,20 +37,10 @@ def grouped_over(node: Any) -> Any | None:
     return None
 
 
-def _joins(node: Any):
-    if isinstance(node, CompValue):
-        if node.name == "Join":
-            yield node
-        for value in node.values():
-            yield from _joins(value)
-    elif isinstance(node, (list, tuple)):
-        for value in node:
-            yield from _joins(value)
-
-
 def applies(r2r) -> bool:
     """Whether the query joins a group over some pattern with anything (else the fault changes nothing)."""
-    return any(grouped_over(j.p1) is not None or grouped_over(j.p2) is not None for j in _joins(r2r.query.algebra))
+    joins = (n for n in nodes(r2r.query.algebra) if n.name == "Join")
+    return any(grouped_over(j.p1) is not None or grouped_over(j.p2) is not None for j in joins)
 
 
 _ACTIVE = threading.local()  # on only while a faulty R2R evaluates: rdflib shares parsed algebra between

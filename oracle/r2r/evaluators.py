@@ -17,7 +17,7 @@ from typing import Iterable
 import pyoxigraph as ox
 from rdflib import BNode, Literal, URIRef
 
-from oracle.r2r.solutions import Solutions, same
+from oracle.r2r.solutions import Solutions, agree, same
 
 EVALUATORS = ("auto", "rdflib", "oxigraph", "both")
 #: Under ``auto``, a window with at most this many triples is evaluated by both (the differential check
@@ -216,7 +216,7 @@ def _only_merged_literals(rdflib_sols, oxigraph_sols, triples, rdflib_over) -> b
         return False  # no two literals merged: the rule cannot explain anything
     merged = [(s, p, forms.get(o, o)) for s, p, o in triples]
     again = rdflib_over(merged)
-    return same(again, oxigraph_sols) and (not again.ordered or same(oxigraph_sols, again))
+    return agree(again, oxigraph_sols)
 
 
 def _floating_computed(sols) -> bool:

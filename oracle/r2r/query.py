@@ -35,7 +35,7 @@ from oracle.r2r.evaluators import (
     rules_may_apply,
 )
 from oracle.r2r.held import HeldStream
-from oracle.r2r.solutions import Solutions, same
+from oracle.r2r.solutions import Solutions, agree, same
 from oracle.r2r.terms import show_solution
 
 #: a trial window's solutions (``evaluate(keep=False)``) are remembered, the oldest forgotten first, while all
@@ -299,7 +299,7 @@ class R2R:
                 return doubled
         triples = self.triples(content)
         rdflib = self.evaluate_graph(_graph(triples))
-        if not same(rdflib, oxigraph) or (rdflib.ordered and not same(oxigraph, rdflib)):
+        if not agree(rdflib, oxigraph):
 
             rule = declared_rule(rdflib, oxigraph, self.text, triples,
                                  rdflib_over=lambda merged: self.evaluate_graph(_graph(merged)),
@@ -397,30 +397,28 @@ class R2R:
         return hit
 
     def _determined(self, content: tuple[int, int]) -> None:
-        """Raise :class:`OpenAnswer` where the query's SAMPLE, RAND, NOW, UUID or STRUUID leaves the window's
+        """Raise :class:`OpenAnswer` where the query's RAND, NOW, UUID, STRUUID or SAMPLE leaves the window's
         answer open: a volatile function's value is determined where two evaluations by rdflib give the same
         answer (a test of its type or range, as the W3C's functions tests write), a SAMPLE's where SAMPLE read
-        as MIN and as MAX do."""
-        def shown(sols):
-            return "; ".join(sorted(show_solution(r, precise=True) for r in sols.rows)[:6])
+        as MIN and as MAX do (each group holds one value)."""
+        checks = []
         if self.volatile:
             g = self.graph(content)
-            first, second = self.evaluate_graph(g), self.evaluate_graph(g)
-            if not same(first, second) or (first.ordered and not same(second, first)):
+            checks.append((", ".join(sorted(self.volatile)), "two evaluations give",
+                           lambda: (self.evaluate_graph(g), self.evaluate_graph(g)),
+                           "keep the function's value out of the solutions, or test only its type or range"))
+        if self.sample_bounds:
+            checks.append(("SAMPLE", "SAMPLE read as MIN and as MAX give",
+                           lambda: tuple(bound.evaluate(content, keep=False) for bound in self.sample_bounds),
+                           "write MIN or MAX in the query, or group so that each group holds one value"))
+        for what, how, answers, fix in checks:
+            one, other = answers()
+            if not agree(one, other):
+                shown = ["; ".join(sorted(show_solution(r, precise=True) for r in sols.rows)[:6]) for sols in (one, other)]
                 raise OpenAnswer(
-                    f"{', '.join(sorted(self.volatile))} leaves the answer open on the window {self._span(content)}: "
-                    f"two evaluations give two answers ([{shown(first)}], then [{shown(second)}]), as an engine's "
-                    "would differ from the oracle's, and the oracle compares values whole; keep the function's value "
-                    "out of the solutions, or test only its type or range (oracle/README.md, 'Comparison')")
-        if not self.sample_bounds:
-            return
-        low, high = (bound.evaluate(content, keep=False) for bound in self.sample_bounds)
-        if not same(low, high) or (low.ordered and not same(high, low)):
-            raise OpenAnswer(
-                f"SAMPLE leaves the answer open on the window {self._span(content)}: a group holds several values "
-                f"(SAMPLE read as MIN gives [{shown(low)}], as MAX [{shown(high)}]), SPARQL lets an engine give any "
-                "of them, and the oracle compares values whole; write MIN or MAX in the query, or group so that each "
-                "group holds one value (oracle/README.md, 'Comparison')")
+                    f"{what} leaves the answer open on the window {self._span(content)}: {how} [{shown[0]}] and "
+                    f"[{shown[1]}], SPARQL lets an engine give either, and the oracle compares values whole; {fix} "
+                    "(oracle/README.md, 'Comparison')")
 
     def _remember_trial(self, content: tuple[int, int], sols: Solutions) -> None:
         """Keep a trial's solutions as the newest, forgetting the oldest past :data:`TRIAL_SOLUTIONS`

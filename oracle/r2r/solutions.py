@@ -72,3 +72,9 @@ def same(expected: Solutions, actual: Solutions) -> bool:
     for group, key in zip(groups, actual.keys):
         taken.setdefault(group, Counter())[key] += 1
     return all(not (bag - expected.pool.get(group, Counter())) for group, bag in taken.items())
+
+
+def agree(a: Solutions, b: Solutions) -> bool:
+    """Whether two of the oracle's own answers are the same: :func:`same` both ways (under ORDER BY it takes its
+    second argument's order of tied rows as any, so one way alone would let the first's ties go unchecked)."""
+    return same(a, b) and (not a.ordered or same(b, a))
