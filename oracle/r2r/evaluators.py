@@ -17,7 +17,7 @@ from typing import Iterable
 import pyoxigraph as ox
 from rdflib import BNode, Literal, URIRef
 
-from oracle.r2r.solutions import Solutions, agree, same
+from oracle.r2r.solutions import Solutions, agree
 
 EVALUATORS = ("auto", "rdflib", "oxigraph", "both")
 #: Under ``auto``, a window with at most this many triples is evaluated by both (the differential check
@@ -193,7 +193,7 @@ def _only_concat_tags(rdflib_sols, oxigraph_sols, concat: dict) -> bool:
     def untagged(term):
         return Literal(str(term)) if isinstance(term, Literal) and term.language else term
     rows = [{v: untagged(t) if v in concat else t for v, t in row.items()} for row in oxigraph_sols.rows]
-    return rows != list(oxigraph_sols.rows) and same(rdflib_sols, Solutions.of(rows, oxigraph_sols.ordered, concat))
+    return rows != list(oxigraph_sols.rows) and agree(rdflib_sols, Solutions.of(rows, oxigraph_sols.ordered, concat))
 
 
 def _only_absent_ends(rdflib_sols, oxigraph_sols, triples, zero_ends: frozenset) -> bool:

@@ -414,7 +414,8 @@ class R2R:
         for what, how, answers, fix in checks:
             one, other = answers()
             if not agree(one, other):
-                shown = ["; ".join(sorted(show_solution(r, precise=True) for r in sols.rows)[:6]) for sols in (one, other)]
+                shown = ["; ".join(sorted(show_solution(r, precise=True) for r in sols.rows)[:6])
+                         for sols in (one, other)]
                 raise OpenAnswer(
                     f"{what} leaves the answer open on the window {self._span(content)}: {how} [{shown[0]}] and "
                     f"[{shown[1]}], SPARQL lets an engine give either, and the oracle compares values whole; {fix} "
