@@ -38,6 +38,57 @@ def test_the_fast_lint_pass_reads_no_stream_and_still_finds_a_broken_file(tmp_pa
     assert "bad.yaml" in err and "0 checked (fast pass: no oracle)" in out and "ok " not in out
 
 
+SHORT_STREAMS = """schema_version: 1
+family: short
+title: streams that end before their windows close
+prefixes: {ex: "http://ex.org/"}
+cases:
+  - id: ends-early
+    title: every answer is in [0, 10), and nothing arrives after it closes
+    spec: [t]
+    level: must
+    capabilities: [time-window]
+    stream: {elements: [{t: 1, turtle: "ex:a ex:p 1 ."}, {t: 3, turtle: "ex:b ex:p 2 ."}]}
+    query: {r2r: "SELECT ?s WHERE { ?s ex:p ?o }", window: {range: 10ms, slide: 10ms}}
+  - id: closed-later
+    title: the same, and an element the query does not match after 10
+    spec: [t]
+    level: must
+    capabilities: [time-window]
+    stream: {elements: [{t: 1, turtle: "ex:a ex:p 1 ."}, {t: 3, turtle: "ex:b ex:p 2 ."},
+                        {t: 12, turtle: "ex:z ex:later ex:z ."}]}
+    query: {r2r: "SELECT ?s WHERE { ?s ex:p ?o }", window: {range: 10ms, slide: 10ms}}
+  - id: answers-nothing
+    title: no window has an answer, so a flush would say nothing either
+    spec: [t]
+    level: must
+    capabilities: [time-window]
+    stream: {elements: [{t: 1, turtle: "ex:a ex:p 1 ."}]}
+    query: {r2r: "SELECT ?s WHERE { ?s ex:q ?o }", window: {range: 10ms, slide: 10ms}}
+  - id: counted
+    title: a count window closes on its own last element
+    spec: [t]
+    level: must
+    capabilities: [count-window]
+    stream: {elements: [{t: 1, turtle: "ex:a ex:p 1 ."}, {t: 3, turtle: "ex:b ex:p 2 ."}]}
+    query: {r2r: "SELECT ?s WHERE { ?s ex:p ?o }", window: {count: 2, slide: 2}}
+"""
+
+
+def test_lint_finds_a_case_that_a_silent_engine_passes_because_its_stream_ends_first(tmp_path, capsys):
+    """Under rsp-js's profile (evaluate on a later arrival, drop the windows open at the end) an engine that
+    says nothing PASSes ``ends-early`` vacuously: lint says so and what to add.  The later element mends it;
+    a case whose answer is nothing, and a count window, are not the problem."""
+    (tmp_path / "short.yaml").write_text(SHORT_STREAMS, encoding="utf-8")
+    assert cli.main(["lint", "--cases", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    problems = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert len(problems) == 1, err
+    assert problems[0].startswith("error: short.ends-early: an engine that reports nothing PASSes it (vacuously)")
+    assert "before the last element, t=3. Add an element after the close of a window that has an answer" in problems[0]
+    assert "4 checked" in out and "1 problem" in out
+
+
 def test_ids_are_unique_and_stable_in_form():
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids))

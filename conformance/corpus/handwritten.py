@@ -18,6 +18,7 @@ from oracle.expected.windows import output
 from oracle.judge.kinds import kind
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions, same
+from oracle.r2r.terms import show_solution
 
 BNODE = re.compile(r"^_:[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 PNAME = re.compile(r"^([A-Za-z][\w-]*)?:([^\s]*)$")
@@ -70,8 +71,11 @@ def _compare(case: Case, expectation: dict, got: list) -> list[str]:
     want = expectation["reports"]
     problems = []
     if len(got) != len(want):
+        beyond = "".join(f"; the oracle's report {i}: window [{g.opening}, {g.closing}) at {g.tau}, solutions "
+                         f"[{', '.join(show_solution(r) for r in g.solutions.rows)}]"
+                         for i, g in list(enumerate(got))[len(want):len(want) + 3])
         problems.append(f"{case.id} ({expectation.get('note', 'expectation')}): the oracle gives {len(got)} reports, "
-                        f"the hand-written expectation {len(want)}")
+                        f"the hand-written expectation {len(want)}{beyond}")
     for i, (g, w) in enumerate(zip(got, want)):
         if "window" in w and [g.opening, g.closing] != list(w["window"]):
             problems.append(f"{case.id} report {i}: window [{g.opening}, {g.closing}) vs hand-written {w['window']}")

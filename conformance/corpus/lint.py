@@ -16,6 +16,8 @@ from pathlib import Path
 
 from conformance.corpus.cases import Case, CaseFileError, DataMissing, expand, read_family
 from conformance.corpus.handwritten import mismatches
+from conformance.run.harness import judge
+from engines.contract import EngineInfo
 from engines.dialects.parse import QuerySyntaxError, parse
 from oracle import profiles
 from oracle.expected.multiwindow import t0_candidates
@@ -33,6 +35,13 @@ STANDARD_PROFILES = {
     "cqels": {"report": ["content-change"], "granularity": "element", "empty": False, "t0": "any"},
     "reference": {"report": ["window-close"], "tick": "time-driven", "end_of_stream": "flush", "t0": 0},
 }
+
+#: an engine that evaluates a window only when a later element arrives and drops the windows still open when
+#: its stream ends (rsp-js's declared profile, engines/rspjs/driver.js): a case whose every report it would
+#: lose that way PASSes such an engine vacuously when it says nothing at all, so it tests nothing there
+LATE_ARRIVAL = {"t0": "aligned", "report": ["window-close", "non-empty-content"], "tick": "tuple-driven",
+                "grain": "single-held", "empty": False, "boundary": "[o,c)", "close": ">", "end_of_stream": "drop",
+                "instants": "any-close"}
 
 
 def lint(root: Path, k: str | None = None, verbose: bool = False, oracle: bool = True, large: bool = True,
@@ -142,6 +151,10 @@ def oracle_pass(case: Case, verbose: bool, out) -> tuple[list[str], str]:
             continue
         if verbose and note:
             print(f"{note.split(':')[0]} {case.id} under {name}:{note.split(':', 1)[1]}", file=out)
+    try:
+        problems += silent_passes(case, stream)
+    except Exception as exc:  # noqa: BLE001 - lint reports every failure
+        problems.append(f"{case.id}: the oracle cannot judge an empty output under the late-arrival profile: {exc}")
     if not problems:
         print(f"ok {case.id} ({len(case.expected)} hand-written expectations, {query.evaluations} distinct "
               "windows)", file=out)
@@ -171,3 +184,25 @@ def runs_under(case: Case, stream, query: R2R, declared: dict) -> str | None:
         for trigger in islice(simulate(judged, case.window, variant, t0), LINT_REPORTS):
             query.evaluate(trigger.content)
     return f"ok: {n} t0 classes"
+
+
+def silent_passes(case: Case, stream) -> list[str]:
+    """A problem when an engine that reports nothing PASSes the case under LATE_ARRIVAL although it would not
+    if it flushed its last windows: the stream ends before any window with an answer closes.  Cases whose
+    answer is nothing anyway (a flush changes nothing) are left alone, and so are count windows, which
+    close on their own last element, not on a later arrival."""
+    windows = case.window.windows if isinstance(case.window, MultiWindowSpec) else (case.window,)
+    if not stream.elements or any(isinstance(w, CountWindowSpec) or getattr(w, "count", None) for w in windows):
+        return []
+
+    def silent_under(end_of_stream: str) -> bool:
+        info = EngineInfo("silent", "0", "rspql", frozenset(case.capabilities),
+                          dict(LATE_ARRIVAL, end_of_stream=end_of_stream))
+        return judge(case, info, stream, [], diagnosed=False, closest=False).verdict == "PASS"
+    if silent_under("drop") and not silent_under("flush"):
+        last = stream.elements[-1].t
+        return [f"{case.id}: an engine that reports nothing PASSes it (vacuously) when it evaluates a window only "
+                f"on a later arrival and drops the windows open at the end of the stream (rsp-js does both): no "
+                f"window with an answer closes before the last element, t={last}. Add an element after the "
+                "close of a window that has an answer (one the query does not match adds no solution)"]
+    return []

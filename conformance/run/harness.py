@@ -210,11 +210,13 @@ def declared_r2s(info: EngineInfo) -> str | None:
 
 
 def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, deadline: float | None = None,
-          evaluator: str = "auto", executor=None, diagnosed: bool = True):
+          evaluator: str = "auto", executor=None, diagnosed: bool = True, closest: bool = True):
     """The oracle's verdict on an engine's reports for a case, diagnosed when it fails.  ``deadline``
     (a monotonic instant) bounds the judging: past it the check raises JudgeTimeout, and the diagnosis
     of a FAIL is bounded by work (the same reason on any machine) and stops only at that deadline, saying so.
-    ``diagnosed=False``: only whether some explanation holds (``rspconf infer-profile`` asks it many times)."""
+    ``diagnosed=False``: only whether some explanation holds (``rspconf infer-profile`` asks it many times);
+    ``closest=False`` also skips finding the closest explanation of a FAIL of a single window kind (its ``best`` is
+    None then; oracle/judge/verdict.py's check)."""
     fixed = dict(case.fixed)
     fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
     how = kind(case.window)  # oracle/judge/kinds.py: what judging this kind of window takes
@@ -227,7 +229,7 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
     stream, gracious = how.judged(stream), gracious and how.gracious
     query = R2R(case.r2r, stream, evaluator, executor)
     space = profiles.space(info.profile, fixed, case.vary, window=case.window, stream=stream)
-    verdict = check(stream, case.window, query, space, reports, how=info.alignment, deadline=deadline)
+    verdict = check(stream, case.window, query, space, reports, how=info.alignment, deadline=deadline, closest=closest)
     for rule, windows in sorted(query.disagreements.items()):
         verdict.notes.append(f"rdflib and Oxigraph differ in {windows} window{'s' if windows != 1 else ''} by the "
                              f"declared rule {rule} (oracle/README.md); rdflib's answer stands")

@@ -56,12 +56,15 @@ def candidate_t0s(stream: Stream, window: WindowSpec, profile: Profile, actual: 
 
 
 def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSpace,
-          actual: list[ObservedReport], how: str = "order", deadline: float | None = None) -> CaseVerdict:
+          actual: list[ObservedReport], how: str = "order", deadline: float | None = None,
+          closest: bool = True) -> CaseVerdict:
     """Judge an engine's reports against every admissible explanation.
 
     First pass: every candidate (profile variant × t0) is compared lazily and dropped at its first
     wrong report, which finds every exact explanation cheaply.  Only when none is exact does a second
-    pass compare every candidate in full to find the best (highest mean F1) explanation.
+    pass compare every candidate in full to find the best (highest mean F1) explanation; ``closest``
+    False skips it (a FAIL without an explanation, ``best`` None: for a caller that asks only whether
+    some explanation holds, and would pay for evaluating every window of every candidate).
     Past ``deadline`` (a :func:`time.monotonic` instant) it raises :class:`JudgeTimeout`.
     """
     def on_time(done: int) -> None:
@@ -101,6 +104,8 @@ def check(stream: Stream, window: WindowSpec, query: R2R | str, space: ProfileSp
                                    variant, stream))
         vacuous = not best.windows and len(stream) > 0
         return CaseVerdict("PASS", best, explaining, len(candidates), how, vacuous=vacuous)
+    if not closest:
+        return CaseVerdict("FAIL", None, explaining, len(candidates), how)
     best = None
     for n, (variant, t0, cls) in enumerate(candidates):
         on_time(n)
@@ -130,9 +135,9 @@ def _within_stream(stream: Stream, window, candidates: list) -> tuple[list, str 
 
 def over_profiles(semantics, stream: Stream, window, query: str, space: ProfileSpace, actual, how: str,
                   evaluator: str = "auto") -> CaseVerdict:
-    """The verdict of a window kind's fixed-instant module (:mod:`oracle.judge.kinds`) over every profile the space admits (for several
-    windows: the evaluation-instant policies an engine leaves open): the first that explains the output,
-    named when there were several, else the closest, with how many were tried."""
+    """The verdict of a window kind's fixed-instant module (:mod:`oracle.judge.kinds`) over every profile the
+    space admits (for several windows: the evaluation-instant policies an engine leaves open): the first that
+    explains the output, named when there were several, else the closest, with how many were tried."""
     variants, varied = list(space.variants()), sorted(space.varied())
     best = None
     for variant in variants:
