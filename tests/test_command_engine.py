@@ -145,3 +145,22 @@ def test_check_adapter_shows_a_fails_wrong_windows_without_pointing_at_a_report(
     # a FAIL is about semantics, not the adapter: a note, with its first wrong windows
     assert "  note  edges.border: FAIL" in out and "  FAIL  edges.border" not in out
     assert "MISSING: the oracle reports window [0, 10) at t=10 (1 solutions)" in out
+
+
+def test_check_adapter_does_not_call_a_vacuous_pass_ok(tmp_path, capsys):
+    """An adapter whose profile leaves t0, tick and the end of the stream open and that answers nothing PASSes
+    edges.border vacuously (t0 in [6, 9]: no window closes before its last element): a note, not an ok."""
+    from conformance import cli
+
+    (tmp_path / "silent.py").write_text(
+        "from dataclasses import replace\n"
+        "from engines.reference import ReferenceEngine\n"
+        "class Silent(ReferenceEngine):\n"
+        "    def info(self):\n"
+        "        return replace(super().info(), profile={'report': ['window-close']})\n"
+        "    def run(self, request):\n"
+        "        return []\n", encoding="utf-8")
+    cli.main(["check-adapter", f"{tmp_path / 'silent.py'}:Silent"])
+    out = capsys.readouterr().out
+    assert "  note  edges.border: PASS in" in out and "VACUOUS" in out and "  ok    edges.border" not in out
+    assert "the engine reported nothing here" in out
