@@ -210,13 +210,16 @@ def declared_r2s(info: EngineInfo) -> str | None:
 
 
 def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, deadline: float | None = None,
-          evaluator: str = "auto", executor=None, diagnosed: bool = True, closest: bool = True):
+          evaluator: str = "auto", executor=None, diagnosed: bool = True, closest: bool = True,
+          query: R2R | None = None):
     """The oracle's verdict on an engine's reports for a case, diagnosed when it fails.  ``deadline``
     (a monotonic instant) bounds the judging: past it the check raises JudgeTimeout, and the diagnosis
     of a FAIL is bounded by work (the same reason on any machine) and stops only at that deadline, saying so.
     ``diagnosed=False``: only whether some explanation holds (``rspconf infer-profile`` asks it many times);
     ``closest=False`` also skips finding the closest explanation of a FAIL of a single window kind (its ``best`` is
-    None then; oracle/judge/verdict.py's check)."""
+    None then; oracle/judge/verdict.py's check).  ``query``: the case's :func:`oracle_query`, to reuse its
+    evaluations, which it keeps by window content whatever the profile (infer-profile judges a case under many
+    profiles); its count of evaluator disagreements is then over every judgement it served."""
     fixed = dict(case.fixed)
     fixed.setdefault("r2s", declared_r2s(info) or case.r2s)
     how = kind(case.window)  # oracle/judge/kinds.py: what judging this kind of window takes
@@ -226,8 +229,9 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
         if verdict.verdict == "FAIL" and diagnosed:
             diagnose_instants(verdict, R2R(case.r2r, stream, evaluator, executor).distinct)
         return verdict
-    stream, gracious = how.judged(stream), gracious and how.gracious
-    query = R2R(case.r2r, stream, evaluator, executor)
+    gracious = gracious and how.gracious
+    query = query or oracle_query(case, stream, evaluator, executor)
+    stream = query.stream
     space = profiles.space(info.profile, fixed, case.vary, window=case.window, stream=stream)
     verdict = check(stream, case.window, query, space, reports, how=info.alignment, deadline=deadline, closest=closest)
     for rule, windows in sorted(query.disagreements.items()):
@@ -236,6 +240,11 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
     if verdict.verdict == "FAIL" and diagnosed:
         diagnose(verdict, query, gracious=gracious, deadline=deadline)
     return verdict
+
+
+def oracle_query(case: Case, stream, evaluator: str = "auto", executor=None) -> R2R:
+    """The oracle's R2R for a case of a single window kind, over the stream as its kind judges it."""
+    return R2R(case.r2r, kind(case.window).judged(stream), evaluator, executor)
 
 
 def run_case(case: Case, adapter, info: EngineInfo, timeout: float = 120.0, data_root: Path | None = None,

@@ -27,9 +27,10 @@ import yaml
 from conformance.corpus import datapaths
 from conformance.corpus.cases import Case, CaseFileError, DataMissing, load_corpus
 from conformance.run import adapters
-from conformance.run.harness import call_engine, judge, request_for
+from conformance.run.harness import call_engine, judge, oracle_query, request_for
 from engines.contract import EngineInfo
 from oracle.findings import FINDINGS
+from oracle.judge.kinds import kind
 from oracle.judge.verdict import JudgeTimeout
 from oracle.judge.words import reason
 from oracle.model import CountWindowSpec, MultiWindowSpec, WindowSpec
@@ -166,6 +167,7 @@ class Search:
         self.info, self.ran, self.check_timeout = info, ran, check_timeout
         self.memo: dict = {}
         self.slow: set[str] = set()
+        self.queries: dict = {}  # case id → its oracle R2R, shared by the case's undiagnosed judgements
 
     def verdict(self, r: Ran, values: dict, t0, diagnosed: bool = False):
         profile = {"t0": t0}
@@ -180,7 +182,14 @@ class Search:
         case = replace(case, fixed=fixed, vary={k: v for k, v in case.vary.items() if k not in searched})
         info = replace(self.info, profile=profile, alignment=values["alignment"])
         deadline = time.monotonic() + self.check_timeout
-        return judge(case, info, r.stream, r.reports, gracious=False, deadline=deadline, diagnosed=diagnosed)
+        if diagnosed or kind(case.window).fixed is not None:
+            return judge(case, info, r.stream, r.reports, gracious=False, deadline=deadline, diagnosed=diagnosed)
+        # only whether some explanation holds: not the closest one of a FAIL, and every judgement of the case
+        # reuses the windows evaluated before (an R2R's answer depends on the window's content alone)
+        if case.id not in self.queries:
+            self.queries[case.id] = oracle_query(case, r.stream)
+        return judge(case, info, r.stream, r.reports, gracious=False, deadline=deadline, diagnosed=False,
+                     closest=False, query=self.queries[case.id])
 
     def explains(self, r: Ran, values: dict, t0="any") -> bool:
         key = (r.case.id, tuple(sorted((k, str(v)) for k, v in values.items())), str(t0))
