@@ -230,7 +230,7 @@ def judge(case: Case, info: EngineInfo, stream, reports, gracious: bool = True, 
             diagnose_instants(verdict, R2R(case.r2r, stream, evaluator, executor).distinct)
         return verdict
     gracious = gracious and how.gracious
-    query = query or oracle_query(case, stream, evaluator, executor)
+    query = oracle_query(case, stream, evaluator, executor) if query is None else query
     stream = query.stream
     space = profiles.space(info.profile, fixed, case.vary, window=case.window, stream=stream)
     verdict = check(stream, case.window, query, space, reports, how=info.alignment, deadline=deadline, closest=closest)
