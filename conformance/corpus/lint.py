@@ -16,7 +16,7 @@ from pathlib import Path
 
 from conformance.corpus.cases import Case, CaseFileError, DataMissing, expand, read_family
 from conformance.corpus.handwritten import mismatches
-from conformance.run.harness import judge
+from conformance.run.harness import judge, oracle_query
 from engines.contract import EngineInfo
 from engines.dialects.parse import QuerySyntaxError, parse
 from oracle import profiles
@@ -131,7 +131,7 @@ def oracle_pass(case: Case, verbose: bool, out) -> tuple[list[str], str]:
     ``unreadable`` (its stream or query cannot be loaded: one problem, nothing else checked)."""
     try:
         stream = case.load_stream()
-        query = R2R(case.r2r, kind(case.window).judged(stream))
+        query = oracle_query(case, stream)
     except DataMissing as exc:
         print(f"skip {case.id}: {exc}", file=out)
         return [], "skipped"

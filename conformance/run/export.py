@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from conformance.corpus.cases import Case
-from conformance.run.harness import declared_r2s, request_for, variant_of
+from conformance.run.harness import declared_r2s, oracle_query, request_for, variant_of
 from conformance.streams.convert import nquads
 from engines.command import request_message
 from engines.contract import EngineInfo
@@ -74,7 +74,7 @@ def _candidates(case: Case, info: EngineInfo, stream) -> tuple[list[tuple[dict, 
 
 def expected_outputs(case: Case, info: EngineInfo, stream) -> dict:
     """Each distinct expected output once, with the explanations that give it."""
-    form = R2R(case.r2r, kind(case.window).judged(stream)).form
+    form = oracle_query(case, stream).form
     groups: dict[str, dict] = {}
     candidates, cut = _candidates(case, info, stream)
     for explanation, _, reports in candidates:
