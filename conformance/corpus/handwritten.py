@@ -73,7 +73,7 @@ def _compare(case: Case, expectation: dict, got: list) -> list[str]:
     if len(got) != len(want):
         beyond = "".join(f"; the oracle's report {i}: window [{g.opening}, {g.closing}) at {g.tau}, solutions "
                          f"[{', '.join(show_solution(r) for r in g.solutions.rows)}]"
-                         for i, g in list(enumerate(got))[len(want):len(want) + 3])
+                         for i, g in enumerate(got[len(want):len(want) + 3], len(want)))
         problems.append(f"{case.id} ({expectation.get('note', 'expectation')}): the oracle gives {len(got)} reports, "
                         f"the hand-written expectation {len(want)}{beyond}")
     for i, (g, w) in enumerate(zip(got, want)):
