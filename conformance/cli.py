@@ -8,6 +8,7 @@ The conformance run itself is pytest: ``pytest conformance/ --engine NAME``.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import shutil
@@ -570,7 +571,9 @@ def capabilities(args) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, leave_at_once: bool = False) -> int:
+    """The command line; ``leave_at_once`` (the console script) ends the process right after an interrupt's
+    message (:func:`_leave`)."""
     args = parser().parse_args(argv)
     signals.sigterm_as_interrupt()
     try:
@@ -580,8 +583,29 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the command's own cleanup ran on the way out
         print(f"rspconf {args.command}: {str(exc) or 'interrupted (Ctrl-C)'}; stopped before the end, so "
               "whatever it was writing is incomplete", file=sys.stderr)
+        if leave_at_once:
+            _leave(130)
         return 130
 
 
+def _leave(code: int) -> None:
+    """Out of the process now, its exit handlers run (engine processes stopped, temporary folders removed) but
+    its heap not freed object by object: after a SIGTERM to infer-profile holding 0.8 GB of judged windows,
+    that took 5.5 s, while the traceback still held every frame.  Called inside the ``except``, before the
+    frames go."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can reach it
+            pass
+    atexit._run_exitfuncs()  # noqa: SLF001 - what normal exit runs first; os._exit skips it
+    os._exit(code)
+
+
+def entry() -> None:
+    """The ``rspconf`` console script and ``python -m conformance.cli``."""
+    raise SystemExit(main(leave_at_once=True))
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    entry()
