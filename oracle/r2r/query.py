@@ -302,7 +302,6 @@ class R2R:
         triples = self.triples(content)
         rdflib = self.evaluate_graph(_graph(triples))
         if not agree(rdflib, oxigraph):
-
             rule = declared_rule(rdflib, oxigraph, self.text, triples,
                                  rdflib_over=lambda merged: self.evaluate_graph(_graph(merged)),
                                  zero_ends=self.zero_ends, concat=self.concat)
