@@ -89,7 +89,7 @@ def test_trial_windows_are_remembered_up_to_a_bound_and_never_fill_the_cache(mon
     assert len(trial) == 3 and same(trial, fresh.evaluate((3, 12)))
     assert query.evaluate((3, 12), keep=False) is trial and query.evaluations == 1  # remembered
     assert (3, 12) not in query._cache
-    assert query.evaluate((3, 12)) is trial and query.evaluations == 1  # kept now: from the trials
+    assert query.evaluate((3, 12)) == trial and query.evaluations == 1  # kept now: from the trials
     assert (3, 12) in query._cache and (3, 12) not in query._trials and query._trial_solutions == 0
     # the bound: each trial counts its solutions and one; past the bound the oldest is forgotten
     monkeypatch.setattr(r2r_query, "TRIAL_SOLUTIONS", 5)

@@ -14,7 +14,7 @@ from collections import Counter, OrderedDict
 from dataclasses import replace
 from typing import Any
 
-from rdflib import Graph, Literal, URIRef, Variable
+from rdflib import BNode, Graph, Literal, URIRef, Variable
 from rdflib.namespace import XSD
 from rdflib.plugins.sparql import prepareQuery
 from rdflib.plugins.sparql.parserutils import CompValue
@@ -190,6 +190,7 @@ class R2R:
         self.concat = concatenated(self.query.algebra) if "Aggregate_GroupConcat" in names else {}
         self.unsliced = self._unsliced() if self.order_vars else None
         self._cache: dict[tuple[int, int], Solutions] = {}
+        self._solutions: dict = {}  # each distinct cached solution once (:meth:`_shared`)
         self._trials: OrderedDict[tuple[int, int], Solutions] = OrderedDict()  # see TRIAL_SOLUTIONS
         self._trial_solutions = 0
         self.evaluations = 0
@@ -392,10 +393,30 @@ class R2R:
         else:
             self._trial_solutions -= len(hit) + 1
         if keep:
-            self._cache[content] = hit
+            hit = self._cache[content] = self._shared(hit)
         else:
             self._remember_trial(content, hit)
         return hit
+
+    def _shared(self, sols: Solutions) -> Solutions:
+        """``sols`` with each solution the cache already holds, term for term, taken from there.  A solution is in
+        many windows (sliding windows; the t0 classes a judgement under ``t0: any`` tries), and each evaluation
+        makes its own dict, keys and key strings: infer-profile held 180,748 cached solutions of 1,500 distinct
+        ones for one 50-station weather case.  Exact: a solution is shared only with one of the same variables,
+        in the same order, bound to terms of the same kind, text, datatype and language; one with a blank node
+        is kept as it is (its key names the node by its place in its own window)."""
+        rows, keys = [], []
+        for row, key in zip(sols.rows, sols.keys):
+            if any(type(t) is BNode for t in row.values()):
+                rows.append(row)
+                keys.append(key)
+                continue
+            exact = tuple((v, type(t), str(t), getattr(t, "datatype", None), getattr(t, "language", None))
+                          for v, t in row.items())
+            row, key = self._solutions.setdefault(exact, (row, key))  # the key follows from the row
+            rows.append(row)
+            keys.append(key)
+        return replace(sols, rows=tuple(rows), keys=tuple(keys))
 
     def _determined(self, content: tuple[int, int]) -> None:
         """Raise :class:`OpenAnswer` where the query's RAND, NOW, UUID, STRUUID or SAMPLE leaves the window's
