@@ -116,8 +116,24 @@ def test_a_long_order_key_is_written_out_once_per_key():
     assert sql_size("SELECT ?s { ?s :p ?o } ORDER BY xsd:integer(?o)") < 3.5 * cast
 
 
+#: RFC 3986 §5.4.1's normal examples: a reference against the base http://a/b/c/d;p?q, and the IRI it names
+RFC3986 = {"g": "http://a/b/c/g", "g/": "http://a/b/c/g/", "/g": "http://a/g", "//g": "http://g",
+           "?y": "http://a/b/c/d;p?y", "g?y": "http://a/b/c/g?y", "#s": "http://a/b/c/d;p?q#s",
+           "g#s": "http://a/b/c/g#s", ";x": "http://a/b/c/;x", "g;x?y#s": "http://a/b/c/g;x?y#s",
+           "": "http://a/b/c/d;p?q", "http://z/": "http://z/"}
+
+
+def test_a_relative_iri_is_resolved_against_the_querys_base(engine):
+    values = " ".join(f'"{ref}"' for ref in RFC3986)
+    got = answers(engine, DATA, f"BASE <http://a/b/c/d;p?q> SELECT ?r ?x {{ VALUES ?r {{ {values} }} "
+                                "BIND(IRI(?r) AS ?x) }")
+    assert {row["r"][1:-1]: row["x"] for row in got} == {ref: f"<{iri}>" for ref, iri in RFC3986.items()}
+
+
 def test_a_relative_iri_and_a_function_of_its_own_are_refused_by_name(engine):
-    with pytest.raises(Unsupported, match="relative reference"):
+    with pytest.raises(Unsupported, match="relative reference .no BASE in the query"):
         one(engine, 'IRI("rel")', "b")
+    with pytest.raises(Unsupported, match="relative reference with a dot segment"):
+        answers(engine, DATA, 'BASE <http://a/b/c/d;p?q> SELECT ?x { BIND(IRI("../g") AS ?x) }')
     with pytest.raises(Unsupported, match="the function BNODE"):
         one(engine, "BNODE()", "b")

@@ -32,6 +32,7 @@ from rdflib.plugins.sparql.algebra import translateQuery, traverse
 from rdflib.plugins.sparql.parser import parseQuery
 
 from engines.contract import EngineInfo, LiveUnsupported, RunRequest, Unsupported
+from engines.spark import compiler
 from engines.spark import session as spark_session
 from engines.spark.reporter import NONE, Reporter, template_of
 from engines.spark.session import session
@@ -60,9 +61,13 @@ def algebra_of(query: str):
         before = rdflib.NORMALIZE_LITERALS
         rdflib.NORMALIZE_LITERALS = False
         try:
-            return translateQuery(_blank_nodes_in_order(parseQuery(query))).algebra
+            translated = translateQuery(_blank_nodes_in_order(parseQuery(query)))
         finally:
             rdflib.NORMALIZE_LITERALS = before
+    algebra = translated.algebra
+    if translated.prologue.base:  # the prologue is not in the algebra; IRI() resolves against it
+        algebra[compiler.BASE] = str(translated.prologue.base)
+    return algebra
 
 
 def _blank_nodes_in_order(parsed):

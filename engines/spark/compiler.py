@@ -71,12 +71,17 @@ def _recursive(path) -> bool:
     return isinstance(path, (SequencePath, AlternativePath)) and any(_recursive(a) for a in path.args)
 
 
+#: the key :func:`engines.spark.algebra_of` keeps the query's BASE IRI under, in the algebra's top node
+BASE = "rspconf_base"
+
+
 class Compiler:
     """Compiles one query over the relations named ``windowed`` (partitioned by window) and ``windows``
     (the window instances an empty pattern or an aggregate without GROUP BY answers for)."""
 
-    def __init__(self, windowed: str, windows: str, graphs: bool = False):
+    def __init__(self, windowed: str, windows: str, graphs: bool = False, base: str | None = None):
         self.W = windowed
+        self.base = base  # the query's BASE IRI, which IRI() resolves a relative reference against
         self.windows = windows
         # several named windows: the frame has a graph column G ('' for the default graph: static data),
         # and a pattern matches the graph its GRAPH block names, or the default graph outside one
@@ -163,7 +168,7 @@ class Compiler:
                     else functions.is_blank(v) if name == "isBLANK" else functions.strlen(v) if name == "STRLEN"
                     else functions.case_of(v, name == "UCASE") if name in ("UCASE", "LCASE")
                     else functions.encode_for_uri(v) if name == "ENCODE_FOR_URI"
-                    else functions.iri(v) if name in ("IRI", "URI")
+                    else functions.iri(v, self.base) if name in ("IRI", "URI")
                     else Value("bool", f"(({numeric(v).sql}) IS NOT NULL)") if name == "isNUMERIC"
                     else functions.digest(name, v))
         if name in ("LANGMATCHES", "sameTerm", "STRSTARTS", "STRENDS", "CONTAINS", "STRBEFORE", "STRAFTER"):
@@ -696,7 +701,7 @@ def compile_sql(algebra, windowed: str, windows: str, graphs: bool = False) -> t
     """(query form, the query as SQL over the relations named ``windowed`` and ``windows``, projected
     variable names) for a prepared rdflib query's algebra; ``graphs``: ``windowed`` has a graph column
     :data:`G` (several named windows)."""
-    c = Compiler(windowed, windows, graphs)
+    c = Compiler(windowed, windows, graphs, dict.get(algebra, BASE))
     if algebra.name == "SelectQuery":
         return "SELECT", c.pattern(algebra.p), [str(v) for v in algebra.PV]
     if algebra.name == "AskQuery":

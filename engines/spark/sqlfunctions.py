@@ -6,11 +6,13 @@ take string literals (simple, xsd:string — written as simple — or language-t
 argument's language tag where the spec says so; a typed literal of another type, an IRI or a blank node is
 a type error.  Casts follow XPath's casting table for the types SPARQL names (xsd:string, integer,
 decimal, double, float, boolean, dateTime), from strings by their lexical form, from numbers by value.
-Not here: BNODE, UUID/STRUUID, NOW, RAND, REPLACE with a pattern that is not a constant, relative IRI
-resolution (refused by name).
+Not here: BNODE, UUID/STRUUID, NOW, RAND, REPLACE with a pattern that is not a constant, a relative IRI
+without a BASE or with a dot segment (refused by name).
 """
 
 from __future__ import annotations
+
+import re
 
 from rdflib import RDF
 from rdflib.namespace import XSD
@@ -235,14 +237,54 @@ def encode_for_uri(v: Value) -> Value:
     return Value("term", _on(v, encode))
 
 
-def iri(v: Value) -> Value:
-    """IRI / URI of an IRI (itself) or a simple literal holding an absolute IRI (relative ones are refused:
-    no base here)."""
+#: a relative reference with a dot segment (``.`` or ``..``) in its path: RFC 3986 §5.2.4 removes those,
+#: which is not written here, so such a reference is refused
+_DOT_SEGMENT = r"^([^?#]*/)?[.][.]?([/?#]|$)"
+_SCHEME = "^[A-Za-z][A-Za-z0-9+.-]*:"
+
+
+def _resolved_against(base: str) -> dict[str, str] | None:
+    """The prefixes RFC 3986 §5.2.2 joins a relative reference to, by how the reference starts, for the query's
+    base IRI (None: no base, or one this does not resolve against: relative, or with dot segments)."""
+    if not base or not re.match(_SCHEME, base):
+        return None
+    scheme, rest = base.split(":", 1)
+    rest = rest.split("#", 1)[0]
+    rest, query = rest.split("?", 1) if "?" in rest else (rest, None)
+    if rest.startswith("//"):
+        slash = rest.find("/", 2)
+        root, path = (rest, "") if slash < 0 else (rest[:slash], rest[slash:])
+    else:
+        root, path = "", rest
+    if re.search(_DOT_SEGMENT, path):
+        return None
+    merged = "/" if root and not path else path[:path.rfind("/") + 1]  # §5.2.3: the base's path to its last /
+    prefix = f"{scheme}:{root}"
+    return {"//": f"{scheme}:", "/": prefix, "?": prefix + path,
+            "#": prefix + path + ("" if query is None else "?" + query), "": prefix + merged}
+
+
+def iri(v: Value, base: str | None = None) -> Value:
+    """IRI / URI of an IRI (itself) or a simple literal holding an IRI: an absolute one as it is, a relative
+    one resolved against the query's BASE (RFC 3986 §5.2; refused by name without a BASE, or with a dot
+    segment, which this does not remove)."""
+    joined = _resolved_against(base) if base else None
+
     def make(c):
         text = literal_lexical(c)
-        return (f"CASE WHEN startswith({c}, '<') THEN {c} WHEN {_simple(c)} AND {text} RLIKE "
-                f"{sql_string('^[A-Za-z][A-Za-z0-9+.-]*:')} THEN concat('<', {text}, '>')"
-                f" WHEN {_simple(c)} THEN {refuse('IRI() of a relative reference (no base IRI is kept)')} END")
+        simple = _simple(c)
+        out = (f"CASE WHEN startswith({c}, '<') THEN {c} WHEN {simple} AND {text} RLIKE "
+               f"{sql_string(_SCHEME)} THEN concat('<', {text}, '>')")
+        if joined is None:
+            reason = "no BASE in the query" if not base else f"the base <{base}> is not one it resolves against"
+            return out + f" WHEN {simple} THEN {refuse(f'IRI() of a relative reference ({reason})')} END"
+        out += (f" WHEN {simple} AND {text} RLIKE {sql_string(_DOT_SEGMENT)} THEN "
+                f"{refuse('IRI() of a relative reference with a dot segment (not removed here)')}")
+        for start in ("//", "/", "?", "#"):
+            out += (f" WHEN {simple} AND startswith({text}, {sql_string(start)}) THEN "
+                    f"concat('<', {sql_string(joined[start])}, {text}, '>')")
+        return (out + f" WHEN {simple} AND {text} = '' THEN {sql_string('<' + joined['#'] + '>')}"
+                f" WHEN {simple} THEN concat('<', {sql_string(joined[''])}, {text}, '>') END")
     return Value("term", _on(v, make))
 
 
