@@ -75,7 +75,8 @@ def call_with_timeout(fn, timeout: float, on_timeout=None):
 
     An in-process adapter that hangs cannot be killed from Python: ``on_timeout`` (the adapter's
     optional ``cancel()``) is asked to stop it, then the thread is abandoned (it is a daemon, so it never
-    keeps the process alive) and the run goes on.  Subprocess adapters are killed.
+    keeps the process alive) and the run goes on.  Subprocess adapters are killed.  An interrupt while
+    waiting (Ctrl-C, or SIGTERM as one) cancels the same way, then goes on up.
     """
     box: dict[str, Any] = {}
 
@@ -86,15 +87,22 @@ def call_with_timeout(fn, timeout: float, on_timeout=None):
             box["error"] = exc
             box["trace"] = traceback.format_exc()
 
-    thread = threading.Thread(target=target, daemon=True, name="rspconf-engine-call")
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
+    def cancel():
         if on_timeout is not None:
             try:
                 on_timeout()
-            except Exception:  # noqa: BLE001 - a failing cancel must not hide the timeout
+            except Exception:  # noqa: BLE001 - a failing cancel must not hide the timeout or the interrupt
                 pass
+
+    thread = threading.Thread(target=target, daemon=True, name="rspconf-engine-call")
+    thread.start()
+    try:
+        thread.join(timeout)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM mid-run: stop the engine now; asked to stop politely
+        cancel()             # afterwards, a busy engine reads nothing and was killed at the 5 s stop grace
+        raise
+    if thread.is_alive():
+        cancel()
         raise EngineTimeout(f"no answer within {timeout:g} s")
     if "error" in box:
         exc = box["error"]
