@@ -98,8 +98,10 @@ def call_with_timeout(fn, timeout: float, on_timeout=None):
     thread.start()
     try:
         thread.join(timeout)
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM mid-run: stop the engine now; asked to stop politely
-        cancel()             # afterwards, a busy engine reads nothing and was killed at the 5 s stop grace
+    except KeyboardInterrupt:
+        # Ctrl-C or SIGTERM mid-run: stop the engine now.  Asked to stop politely on the way out, a busy
+        # engine reads nothing and was killed only at the 5 s stop grace.
+        cancel()
         raise
     if thread.is_alive():
         cancel()

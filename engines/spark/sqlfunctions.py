@@ -243,7 +243,7 @@ _DOT_SEGMENT = r"^([^?#]*/)?[.][.]?([/?#]|$)"
 _SCHEME = "^[A-Za-z][A-Za-z0-9+.-]*:"
 
 
-def _resolved_against(base: str) -> dict[str, str] | None:
+def _resolved_against(base: str | None) -> dict[str, str] | None:
     """The prefixes RFC 3986 §5.2.2 joins a relative reference to, by how the reference starts, for the query's
     base IRI (None: no base, or one this does not resolve against: relative, or with dot segments)."""
     if not base or not re.match(_SCHEME, base):
@@ -268,7 +268,7 @@ def iri(v: Value, base: str | None = None) -> Value:
     """IRI / URI of an IRI (itself) or a simple literal holding an IRI: an absolute one as it is, a relative
     one resolved against the query's BASE (RFC 3986 §5.2; refused by name without a BASE, or with a dot
     segment, which this does not remove)."""
-    joined = _resolved_against(base) if base else None
+    joined = _resolved_against(base)
 
     def make(c):
         text = literal_lexical(c)

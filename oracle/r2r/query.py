@@ -407,13 +407,10 @@ class R2R:
         is kept as it is (its key names the node by its place in its own window)."""
         rows, keys = [], []
         for row, key in zip(sols.rows, sols.keys):
-            if any(type(t) is BNode for t in row.values()):
-                rows.append(row)
-                keys.append(key)
-                continue
-            exact = tuple((v, type(t), str(t), getattr(t, "datatype", None), getattr(t, "language", None))
-                          for v, t in row.items())
-            row, key = self._solutions.setdefault(exact, (row, key))  # the key follows from the row
+            if not any(type(t) is BNode for t in row.values()):
+                exact = tuple((v, type(t), str(t), getattr(t, "datatype", None), getattr(t, "language", None))
+                              for v, t in row.items())
+                row, key = self._solutions.setdefault(exact, (row, key))  # the key follows from the row
             rows.append(row)
             keys.append(key)
         return replace(sols, rows=tuple(rows), keys=tuple(keys))
