@@ -163,6 +163,7 @@ def test_cancel_stops_a_streaming_run():
 
     from conformance.run.harness import EngineTimeout, call_with_timeout
     from engines.spark.session import session
+    from engines.spark.streaming import Cancelled
 
     session().range(1).count()  # a started session: the timeout must hit the streaming, not the JVM start
     case = CASES["weather.filter[stations=50]"]
@@ -175,14 +176,24 @@ def test_cancel_stops_a_streaming_run():
     def this_run():
         return [t for t in threading.enumerate() if t.name == "rspconf-engine-call" and t not in before]
 
+    outcome = []  # how the abandoned run ended: a run that was never stopped returns its reports
+
+    def run():
+        try:
+            outcome.append(("returned", streaming.run(request)))
+        except Cancelled as stopped:
+            outcome.append(("cancelled", stopped))
+
     # the whole run takes 9 s cold and 3.5 s warm (2026-11-29): a timeout of 3 s let a warm run finish first
     # (CI, once), so the timeout is 1 s, well inside the run; a cancelled one stops within a batch
     with pytest.raises(EngineTimeout):
-        call_with_timeout(lambda: streaming.run(request), 1.0, streaming.cancel)
+        call_with_timeout(run, 1.0, streaming.cancel)
     deadline = time.monotonic() + 6
     while time.monotonic() < deadline and this_run():
         time.sleep(0.5)
     assert not this_run(), "the run kept going"
+    # the run's own end, not only its thread's: a warm run without a working cancel ends within the wait too
+    assert [how for how, _ in outcome] == ["cancelled"]
     assert not session().streams.active
 
 
