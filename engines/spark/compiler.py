@@ -13,7 +13,8 @@ the JVM.
 Supported: BGP, property paths (sequence, alternative, inverse, negated property set; ``*``, ``+`` and ``?`` by
 Spark's recursive CTE, :meth:`Compiler.repeated`),
 FILTER (comparisons, IN, && || !, + - * /, BOUND, REGEX with flags, STR, isIRI/isLiteral, NOW, [NOT] EXISTS
-as a conjunct, and the built-ins and casts of :mod:`engines.spark.sqlfunctions`), OPTIONAL (with a FILTER
+as a conjunct, and the built-ins and casts of :mod:`engines.spark.sqlfunctions`; RAND, UUID, STRUUID and BNODE
+drawn once per call and solution, :meth:`Compiler.drawn`), OPTIONAL (with a FILTER
 inside too), UNION, MINUS, VALUES, BIND, sub-SELECT, GROUP BY with COUNT/SUM/AVG/MIN/MAX/SAMPLE (DISTINCT too), DISTINCT,
 ORDER BY with LIMIT/OFFSET (per window), projection, ASK, CONSTRUCT, GROUP_CONCAT (of string literals,
 :func:`~engines.spark.sqlfunctions.group_concat`).  Anything else raises
@@ -88,6 +89,10 @@ class Compiler:
         self.graphs = graphs
         self.graph = ""
         self._aliases = itertools.count()
+        # the columns that hold this scope's fresh draws (:meth:`drawn`): id of the call -> (call, column),
+        # and the column of each solution's seed for BNODE(str)
+        self.hoisted: dict[int, tuple] = {}
+        self.seed: str | None = None
         self.now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
     def alias(self) -> str:
@@ -107,6 +112,13 @@ class Compiler:
         if not isinstance(e, CompValue):
             raise Unsupported(f"expression {e!r}")
         name = e.name
+        if id(e) in self.hoisted:
+            return Value("term", quote(self.hoisted[id(e)][1]))
+        if name == "Builtin_BNODE" and dict.get(e, "arg") is not None and self.seed is not None:
+            return functions.bnode_of(quote(self.seed), self.expr(e.arg, rel))
+        if name.startswith("Builtin_") and name[len("Builtin_"):] in functions.FRESH:  # no scope drew it (drawn)
+            raise Unsupported(f"the function {name[len('Builtin_'):]} outside BIND, FILTER, ORDER BY and a SELECT"
+                              " expression")
         if name == "RelationalExpression":
             if e.op in ("IN", "NOT IN"):  # SPARQL defines IN as = joined by ||: its errors are ||'s
                 left = self.expr(e.expr, rel)
@@ -225,14 +237,20 @@ class Compiler:
                 rel = self.pattern(node.p)
             for exists, negated in tests:
                 rel = self.exists(rel, exists, negated)
-            for conjunct in rest:
-                rel = rel.keeping(f"SELECT * FROM ({rel.sql}) {self.alias()} WHERE {as_bool(self.expr(conjunct, rel))}")
-            return rel
+
+            def filtered(rel: Relation) -> Relation:
+                for conjunct in rest:
+                    test = as_bool(self.expr(conjunct, rel))
+                    rel = rel.keeping(f"SELECT * FROM ({rel.sql}) {self.alias()} WHERE {test}")
+                return rel
+            return self.drawn(rest, rel, filtered)
         if name == "Join":
             return self.join(self.pattern(node.p1), self.pattern(node.p2), "inner")
         if name == "LeftJoin":
             left, right = self.pattern(node.p1), self.pattern(node.p2)
             if node.expr is not None and not (isinstance(node.expr, CompValue) and node.expr.name == "TrueFilter"):
+                if fresh_calls(node.expr) != ([], False):  # its pairs are written twice (optional_filtered)
+                    raise Unsupported("RAND, UUID, STRUUID or BNODE in the FILTER of an OPTIONAL")
                 return self.optional_filtered(left, right, node.expr)
             return self.join(left, right, "left")
         if name == "Minus":
@@ -246,9 +264,17 @@ class Compiler:
                             f" UNION ALL SELECT {b.select_list(cols)} FROM ({b.sql}) {self.alias()}", cols,
                             frozenset(c for c in cols if c in a.nullable or c in b.nullable
                                       or c not in a.cols or c not in b.cols))
-        if name == "Extend":
-            rel = self.pattern(node.p)
-            return rel.with_column(col_name(node.var), as_term(self.expr(node.expr, rel)), self.alias())
+        if name == "Extend":  # a run of BINDs or SELECT expressions extends one solution: one scope of draws
+            chain = []
+            while getattr(node, "name", None) == "Extend":
+                chain.append(node)
+                node = node.p
+
+            def extended(rel: Relation) -> Relation:
+                for step in reversed(chain):
+                    rel = rel.with_column(col_name(step.var), as_term(self.expr(step.expr, rel)), self.alias())
+                return rel
+            return self.drawn([step.expr for step in chain], self.pattern(node), extended)
         if name == "Project":
             rel = self.pattern(node.p)
             cols = [K] + [col_name(v) for v in node.PV] + ([RANK] if RANK in rel.cols else [])
@@ -272,6 +298,33 @@ class Compiler:
         if name == "ToMultiSet":
             return self.subquery(node.p)
         raise Unsupported(construct(name))
+
+    def drawn(self, exprs: list, rel: Relation, body) -> Relation:
+        """``body(rel)``, its expressions ``exprs`` reading each fresh draw (RAND, UUID, STRUUID, BNODE()) of
+        theirs from a column of its own, drawn once per solution before ``body``, and BNODE(str) from one seed
+        per solution; the columns dropped after.  Compiled in place, a draw would be drawn again wherever an
+        expression reads its argument twice (a term's kind, text and datatype), and one hash-named binding
+        (:func:`~engines.spark.sqlterms.let`) would serve ``UUID() != UUID()`` both sides."""
+        calls, seeded = fresh_calls(exprs)
+        if not calls and not seeded:
+            return body(rel)
+        outer = self.hoisted, self.seed
+        columns = []
+        self.hoisted = dict(self.hoisted)
+        for call in calls:
+            self.hoisted[id(call)] = (call, f"__d{next(self._aliases)}")
+            columns.append((functions.FRESH[call.name[len("Builtin_"):]], self.hoisted[id(call)][1]))
+        if seeded:
+            self.seed = f"__d{next(self._aliases)}"
+            columns.append((functions.SEED, self.seed))
+        names = [c for _, c in columns]
+        listed = ", ".join(f"{sql} AS {quote(c)}" for sql, c in columns)
+        try:
+            out = body(Relation(f"SELECT *, {listed} FROM ({rel.sql}) {self.alias()}", rel.cols + names, rel.nullable))
+        finally:
+            self.hoisted, self.seed = outer
+        kept = [c for c in out.cols if c not in names]
+        return out.keeping(f"SELECT {out.select_list(kept)} FROM ({out.sql}) {self.alias()}", kept)
 
     def values(self, rows) -> Relation:
         """VALUES: the same solutions in every window, UNDEF (or a variable a row leaves out) unbound."""
@@ -313,6 +366,9 @@ class Compiler:
         for which expr holds over both, or kept alone when there is none (SPARQL 1.1 §18.5, LeftJoin).
         The pairs are an inner join, filtered; the solutions of ``a`` left alone are those no kept pair
         came from, found by a copy of a's own columns (a shared column of the pair is merged)."""
+        if functions.draws(a.sql) or functions.draws(b.sql):
+            raise Unsupported("OPTIONAL with a FILTER over solutions that hold RAND, UUID, STRUUID or BNODE values"
+                              " (its left side is written twice, and each would draw anew)")
         tags = {c: f"__l{i}" for i, c in enumerate(a.cols)}
         copied = Relation(f"SELECT *, {', '.join(f'{quote(c)} AS {quote(t)}' for c, t in tags.items())}"
                           f" FROM ({a.sql}) {self.alias()}", a.cols + list(tags.values()),
@@ -375,20 +431,21 @@ class Compiler:
     def order_by(self, node) -> Relation:
         """Number the solutions of each window in SPARQL order (unbound < blank nodes < IRIs < literals;
         numbers by value, other terms by their text), ties broken by every column, for determinism."""
-        rel = self.pattern(node.p)
-        keys = []
-        for cond in node.expr:
-            if isinstance(cond, CompValue) and cond.name == "OrderCondition":
-                expr, descending = cond.expr, cond.order == "DESC"
-            else:
-                expr, descending = cond, False
-            term = as_term(self.expr(expr, rel))
-            # each key reads the term several times: a long one (a cast's result) is bound once per key
-            for key in (let(term, term_rank), let(term, number), let(term, lambda x: f"coalesce({lexical(x)}, {x})")):
-                keys.append(f"{key} {'DESC NULLS LAST' if descending else 'ASC NULLS FIRST'}")
-        keys += [f"{quote(c)} ASC NULLS FIRST" for c in sorted(rel.cols) if c != K]
-        return rel.with_column(RANK, f"row_number() OVER (PARTITION BY {quote(K)} ORDER BY {', '.join(keys)})",
-                               self.alias())
+        conditions = [(cond.expr, cond.order == "DESC") if isinstance(cond, CompValue) and cond.name == "OrderCondition"
+                      else (cond, False) for cond in node.expr]
+
+        def ranked(rel: Relation) -> Relation:
+            keys = []
+            for expr, descending in conditions:
+                term = as_term(self.expr(expr, rel))
+                # each key reads the term several times: a long one (a cast's result) is bound once per key
+                for key in (let(term, term_rank), let(term, number),
+                            let(term, lambda x: f"coalesce({lexical(x)}, {x})")):
+                    keys.append(f"{key} {'DESC NULLS LAST' if descending else 'ASC NULLS FIRST'}")
+            keys += [f"{quote(c)} ASC NULLS FIRST" for c in sorted(rel.cols) if c != K]
+            return rel.with_column(RANK, f"row_number() OVER (PARTITION BY {quote(K)} ORDER BY {', '.join(keys)})",
+                                   self.alias())
+        return self.drawn([expr for expr, _ in conditions], self.pattern(node.p), ranked)
 
     def join(self, a: Relation, b: Relation, how: str, build: str = "right") -> Relation:
         """Join on the window and the shared variables, as a hash join on each partition: the windowed
@@ -572,6 +629,8 @@ class Compiler:
         fills: dict[str, str] = {}
         zero = sql_string(f'"0"^^<{XSD.integer}>')
         for a in node.A:
+            if fresh_calls(a.vars) != ([], False):
+                raise Unsupported("RAND, UUID, STRUUID or BNODE inside an aggregate")
             res = col_name(a.res)
             kind = a.name
             distinct = "DISTINCT " if a.distinct else ""
@@ -635,6 +694,30 @@ class Compiler:
 CONSTRUCTS = {"ToMultiSet": "VALUES", "Function": "function calls and casts (e.g. xsd:integer(…))",
               "Minus": "MINUS", "Builtin_EXISTS": "FILTER EXISTS", "Builtin_NOTEXISTS": "FILTER NOT EXISTS",
               "values": "VALUES", "UnaryPlus": "unary +"}
+
+
+def fresh_calls(node) -> tuple[list, bool]:
+    """(the calls in an expression, or a list of them, that draw a fresh value: RAND, UUID, STRUUID, BNODE();
+    whether it calls BNODE(str)), outside the patterns of EXISTS (compiled, and drawn, on their own)."""
+    calls, seeded = [], False
+
+    def walk(x) -> None:
+        nonlocal seeded
+        if isinstance(x, CompValue):
+            if x.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+                return
+            kind = x.name[len("Builtin_"):] if x.name.startswith("Builtin_") else None
+            if kind in functions.FRESH and (kind != "BNODE" or dict.get(x, "arg") is None):
+                calls.append(x)
+            elif kind == "BNODE":
+                seeded = True
+            for value in x.values():
+                walk(value)
+        elif isinstance(x, (list, tuple)):
+            for value in x:
+                walk(value)
+    walk(node)
+    return calls, seeded
 
 
 def agree(left: str, right: str, column: str, loose: bool) -> str:

@@ -6,8 +6,9 @@ take string literals (simple, xsd:string — written as simple — or language-t
 argument's language tag where the spec says so; a typed literal of another type, an IRI or a blank node is
 a type error.  Casts follow XPath's casting table for the types SPARQL names (xsd:string, integer,
 decimal, double, float, boolean, dateTime), from strings by their lexical form, from numbers by value.
-Not here: BNODE, UUID/STRUUID, NOW, RAND, REPLACE with a pattern that is not a constant, a relative IRI
-without a BASE or with a dot segment (refused by name).
+RAND, UUID, STRUUID and BNODE give a fresh value per call and solution (:data:`FRESH`): the compiler
+computes each once, in a column of its own (``Compiler.hoisted``), and reads that.  Not here: REPLACE with a
+pattern that is not a constant, a relative IRI without a BASE or with a dot segment (refused by name).
 """
 
 from __future__ import annotations
@@ -226,6 +227,32 @@ HASHES = {"MD5": "md5({})", "SHA1": "sha1({})", "SHA256": "sha2({}, 256)", "SHA3
 def digest(name: str, v: Value) -> Value:
     """MD5 / SHA*: of a simple literal's UTF-8 bytes, as lower-case hex."""
     return Value("term", _on(v, lambda c: _literal(_when(_simple(c), HASHES[name].format(literal_lexical(c)))).sql))
+
+
+#: SQL of each call that draws a fresh value, as an N-Triples term: RAND's xsd:double in [0, 1) (Java's
+#: shortest text of a double reads back as the same double), UUID's urn:uuid IRI, STRUUID's simple literal
+#: and BNODE()'s blank node.  Spark's rand() and uuid() are nondeterministic expressions: the optimizer
+#: neither copies a column made of one into the expressions that read it nor pushes a filter below it
+FRESH = {"RAND": f"concat('\"', CAST(rand() AS STRING), '\"^^<{XSD.double}>')",
+         "UUID": "concat('<urn:uuid:', uuid(), '>')",
+         "STRUUID": "concat('\"', uuid(), '\"')",
+         "BNODE": "concat('_:u', replace(uuid(), '-', ''))"}
+#: SQL of one solution's seed for BNODE(str)
+SEED = "uuid()"
+_DRAWS = re.compile(r"\b(?:rand|uuid)\(\)")
+
+
+def draws(sql: str) -> bool:
+    """Whether SQL text holds a fresh draw (:data:`FRESH`): written twice, it would draw twice.  A constant
+    of the query that holds ``rand()`` or ``uuid()`` as text answers True too: a refusal, never a wrong answer."""
+    return _DRAWS.search(sql) is not None
+
+
+def bnode_of(seed: str, v: Value) -> Value:
+    """BNODE(str): the same blank node for the same simple literal within one solution (its ``seed``), another
+    for another literal or solution (SPARQL 1.1 §17.4.2.9); of any other term an error."""
+    return Value("term", _on(v, lambda c: _when(_simple(c), f"concat('_:s', sha2(concat({seed}, '|', "
+                                                             f"{literal_lexical(c)}), 256))")))
 
 
 def encode_for_uri(v: Value) -> Value:

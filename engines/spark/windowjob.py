@@ -20,6 +20,7 @@ from engines.spark.compiler import (
     view_names,
 )
 from engines.spark.reporter import NONE, Solutions
+from engines.spark.sqlfunctions import draws
 from engines.spark.sqlterms import n3, sql_string
 
 SCHEMA = StructType([StructField("s", StringType()), StructField("p", StringType()),
@@ -241,9 +242,10 @@ def _solve(spark, shared: DataFrame, static: DataFrame | None, algebra, only: li
     names = tuple(projected)
     by_window: dict[int, Solutions] = {}
     windows_held: set[int] = set()
+    drawn = draws(text)
     for k, found, mark in (tuple(r) for r in collected):
         if mark is None:
-            by_window[k] = Solutions(names, found)
+            by_window[k] = Solutions(names, found, drawn)
         else:
             windows_held.add(k)
     if held:
@@ -259,6 +261,11 @@ def answers(rows: dict[int, Solutions], held: set[int] | None, ks) -> dict[int, 
     solutions only if it holds a stream triple (they come from its triples), so its own or none."""
     if held is None:
         return {k: rows.get(k, NONE) for k in ks}
+    empty = rows.get(EMPTY, NONE)
+    if empty.drawn and len(empty) and sum(k not in held for k in ks) > 1:
+        # each window is an evaluation of its own: copies of one would repeat its UUIDs and blank nodes
+        raise Unsupported("RAND, UUID, STRUUID or BNODE where windows without stream triples would share one"
+                          " answer (its drawn values)")
     return {k: rows.get(k if k in held else EMPTY, NONE) for k in ks}
 
 
