@@ -184,6 +184,9 @@ def _drive(state: WindowState, lines, trigger: dict, cancel: threading.Event | N
     try:
         while not query.awaitTermination(0.2) and not cancel.is_set() and not done():
             pass
+    except Exception:
+        if not cancel.is_set():  # a batch cancelled or stopped by cancel() fails the query: still a cancel
+            raise
     finally:
         query.stop()
     if cancel.is_set():  # before the query's own failure, which a cancelled batch also raises
