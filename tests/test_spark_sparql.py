@@ -364,6 +364,15 @@ def test_a_variable_one_side_leaves_unbound_joins_as_compatible(engine):
     assert got == bag([{"d": f'"7"^^<{XSD.integer}>', "s": f"<{X}a>"}])
 
 
+def test_variables_that_differ_only_in_case_are_two_variables(engine):
+    # SPARQL's variable names are case-sensitive (?x and ?X); as Spark columns they were one ambiguous name
+    data = ':a :p "x" ; :q "y" .'
+    assert answers(engine, data, "SELECT * { ?s :p ?x . ?s :q ?X }") == bag([{"s": f"<{X}a>", "x": '"x"', "X": '"y"'}])
+    assert answers(engine, data, "SELECT ?x ?X { ?s :p ?x BIND(UCASE(?x) AS ?X) }") == bag([{"x": '"x"', "X": '"X"'}])
+    # and a join on ?x does not match ?X: no :a has :p "y"
+    assert answers(engine, data, "SELECT ?s { ?s :p ?x . ?s :q ?X FILTER(?x = ?X) }") == []
+
+
 def test_a_literal_in_the_query_is_the_term_as_written(engine):
     # term-8: `+5` in a pattern is "+5"^^xsd:integer, which matches that term and not "5"
     data = ':x :n3 "+5"^^xsd:integer ; :n5 "5"^^xsd:integer .'

@@ -56,6 +56,9 @@ def _session(master: str):
                 .config("spark.sql.shuffle.partitions", "2")
                 .config("spark.default.parallelism", "2")
                 .config("spark.sql.session.timeZone", "UTC")
+                # SPARQL's variables are case-sensitive, and each is a column (v_x and v_X): case-insensitive
+                # names made ?x and ?X one ambiguous column, and the query failed
+                .config("spark.sql.caseSensitive", "true")
                 # adaptive execution re-plans after every exchange; the compiled queries have almost
                 # none left (replay.assign), and it cost ~0.25 s per run (a 1,000-triple stream: 1.0 →
                 # 0.76 s; 10^6 triples: within the noise)
