@@ -717,3 +717,28 @@ def test_needs_a_triple_is_sure_only_under_operators_that_keep_or_join_a_pattern
               "SELECT * { }", "SELECT * { FILTER NOT EXISTS { ?s :p ?o } }"]
     assert [q for q in sure if not needs_a_triple(algebra_of("PREFIX : <http://x/> " + q))] == []
     assert [q for q in unsure if needs_a_triple(algebra_of("PREFIX : <http://x/> " + q))] == []
+
+
+REFUSED_AT_RUN_TIME = """
+from engines.contract import Unsupported
+from engines.spark import SparkEngine
+from tests.test_spark_sparql import answers
+try:
+    answers(SparkEngine(), ':d :l "1999-12-31T24:00:00"^^xsd:dateTime ; :r "2000-01-01T00:00:00"^^xsd:dateTime .',
+            'SELECT ?x { ?x :r ?a ; :l ?b FILTER(?a = ?b) }')
+except Unsupported as refused:
+    print("refused:", refused)
+"""
+
+
+def test_a_refusal_at_run_time_prints_no_java_stack():
+    """A refusal by name in the data (hour 24, which Spark does not read) fails its task on purpose: the
+    engine says why once, and Spark's task loggers print nothing (before: 75 lines of Java stack, twice)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", REFUSED_AT_RUN_TIME], cwd=root, capture_output=True, text=True,
+                          timeout=300)
+    assert "refused: a date/time form Spark does not read" in done.stdout, done.stderr[-2000:]
+    assert "USER_RAISED_EXCEPTION" not in done.stderr and "ERROR Executor" not in done.stderr

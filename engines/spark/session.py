@@ -88,4 +88,19 @@ def _session(master: str):
                 .getOrCreate()
             )
             _SESSION.sparkContext.setLogLevel("ERROR")
+            quiet_failed_tasks(_SESSION)
         return _SESSION
+
+
+#: the loggers that print a failed task's exception with its stack: a refusal by name at run time fails its
+#: task on purpose (sqlterms.refuse), and any failure reaches Python as the job's exception, message included
+TASK_FAILURE_LOGGERS = ("org.apache.spark.executor.Executor", "org.apache.spark.scheduler.TaskSetManager")
+
+
+def quiet_failed_tasks(spark) -> None:
+    """Silence :data:`TASK_FAILURE_LOGGERS`: ``rspconf sparql-suite --evaluator spark`` printed 80 lines of
+    Java stack for two refusals, in a run where nothing went wrong."""
+    jvm = spark.sparkContext._jvm
+    off = jvm.org.apache.logging.log4j.Level.OFF
+    for name in TASK_FAILURE_LOGGERS:
+        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(name, off)
