@@ -176,9 +176,15 @@ def _drive(state: WindowState, lines, trigger: dict, cancel: threading.Event | N
     cancel = cancel or threading.Event()
 
     def on_batch(batch, batch_id):
+        # once cancelled, a batch ends quietly and the loop below stops the query: raised here, a cancel made
+        # Spark log the query's failure with 80 lines of Python and Java stack
         if cancel.is_set():
-            raise Cancelled("the run was cancelled")
-        state.on_batch(batch, batch_id)
+            return
+        try:
+            state.on_batch(batch, batch_id)
+        except Exception:
+            if not cancel.is_set():  # else a job that cancel() stopped
+                raise
 
     query = lines.writeStream.foreachBatch(on_batch).trigger(**trigger).start()
     try:
