@@ -156,14 +156,15 @@ def test_float_arithmetic_is_a_tolerance_not_a_rounding():
     from rdflib import Literal as L
     from rdflib.namespace import XSD
 
-    from oracle.r2r.evaluators import declared_rule
+    from oracle.r2r.evaluators import QueryFacts, declared_rule
     from oracle.r2r.solutions import Solutions
     rdflib_avg = Solutions.of([{"avg": L("89.87885462555066", datatype=XSD.double)}])
     oxigraph_avg = Solutions.of([{"avg": L("89.87885", datatype=XSD.float)}])
     data = [(iri("r"), iri("floatValue"), L("90.0", datatype=XSD.float))]
-    assert declared_rule(rdflib_avg, oxigraph_avg, "SELECT (AVG(?v) AS ?avg) WHERE { ?r ?p ?v }", data) == "float-arithmetic"
+    query = QueryFacts("SELECT (AVG(?v) AS ?avg) WHERE { ?r ?p ?v }")
+    assert declared_rule(rdflib_avg, oxigraph_avg, query, data) == "float-arithmetic"
     off = Solutions.of([{"avg": L("89.8795", datatype=XSD.float)}])  # 1e-5 apart: a real difference
-    assert declared_rule(rdflib_avg, off, "SELECT (AVG(?v) AS ?avg) WHERE { ?r ?p ?v }", data) is None
+    assert declared_rule(rdflib_avg, off, query, data) is None
 
 
 # -- the stream held for Oxigraph (oracle/r2r/held.py) and the ``auto`` evaluator ------------------------
@@ -285,7 +286,8 @@ def test_a_repeated_path_is_a_set_of_pairs_and_a_constant_end_outside_the_window
     named = triple_stream((1, "a", "n", "b"), static=(("a", "label", "x"),))
     sols, rdflib_used, _ = _routes(monkeypatch, query, named, (0, 1))
     assert not rdflib_used and ys(sols) == ["a", "b"]
-    assert oracle.r2r.evaluators.rules_may_apply(None, query, lambda _: False, set(), frozenset()) == set()
+    facts = oracle.r2r.evaluators.QueryFacts(query)  # no constant end a window may lack: no rule
+    assert oracle.r2r.evaluators.rules_may_apply(None, facts, lambda _: False) == set()
 
 
 def test_group_concat_in_any_order_and_a_language_tag_oxigraph_keeps_is_a_declared_rule(monkeypatch):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Iterable
 
@@ -146,8 +147,20 @@ def _agree_at_float_precision(left, right, limit: int = 2000) -> bool:
     return True
 
 
-def declared_rule(rdflib_sols, oxigraph_sols, query_text: str, triples: list, rdflib_over=None,
-                  zero_ends: frozenset = frozenset(), concat: dict | None = None) -> str | None:
+@dataclass(frozen=True, eq=False)
+class QueryFacts:
+    """What the declared rules read of a query, worked out once per R2R: its ``text``; ``operators``, its
+    arithmetic (rdflib algebra names); ``zero_ends``, the constant ends of its paths that may have length zero
+    (oracle/r2r/paths.py), less those the background data names; ``concat``, its GROUP_CONCAT variables
+    (oracle/r2r/concat.py).  One argument for every rule, so a new rule adds a field, not a parameter."""
+
+    text: str
+    operators: frozenset = frozenset()
+    zero_ends: frozenset = frozenset()
+    concat: dict = field(default_factory=dict)
+
+
+def declared_rule(rdflib_sols, oxigraph_sols, query: QueryFacts, triples: list, rdflib_over=None) -> str | None:
     """The declared rule that explains a disagreement of the two evaluators, if one does (then rdflib's
     answer stands and the verdict says so); None: an unexplained disagreement, a harness ERROR.
 
@@ -165,25 +178,24 @@ def declared_rule(rdflib_sols, oxigraph_sols, query_text: str, triples: list, rd
     - ``zero-length-constant``: SPARQL 1.1 §18.5 (ALP) pairs a constant end of a ``*`` or ``?`` path with
       itself whether the graph holds it or not (W3C ``zero_or_more_set_start`` and three more); rdflib
       does, Oxigraph 0.5 gives nothing for a term the graph does not hold.  The rule holds only when
-      Oxigraph's bag is inside rdflib's and every solution rdflib has more binds such a term (``zero_ends``:
-      the query's constant ends of paths that may have length zero, oracle/r2r/paths.py), absent from the
-      window; rdflib stands.
+      Oxigraph's bag is inside rdflib's and every solution rdflib has more binds such a term (one of the
+      query's ``zero_ends``), absent from the window; rdflib stands.
     - ``group-concat-language``: Oxigraph 0.5 gives GROUP_CONCAT over values of one language tag that tag;
       the W3C suite's results are simple literals (agg-groupconcat-4, -6: Oxigraph fails both, rdflib
       passes).  The rule holds only when the answers are the same once the tags of Oxigraph's values of the
-      query's GROUP_CONCAT variables (``concat``, oracle/r2r/concat.py) are dropped; rdflib stands.
+      query's GROUP_CONCAT variables (its ``concat``) are dropped; rdflib stands.
     """
     datatypes = {str(o.datatype) for _, _, o in triples if isinstance(o, Literal) and o.datatype is not None}
     if XSD + "float" in datatypes and _agree_at_float_precision(rdflib_sols, oxigraph_sols):
         return "float-arithmetic"
     tagged = any(isinstance(o, Literal) and o.language for _, _, o in triples)
-    if tagged and EBV_FILTER.search(query_text) and not (Counter(oxigraph_sols.keys) - Counter(rdflib_sols.keys)):
+    if tagged and EBV_FILTER.search(query.text) and not (Counter(oxigraph_sols.keys) - Counter(rdflib_sols.keys)):
         return "ebv-language-tagged"
     if rdflib_over is not None and _only_merged_literals(rdflib_sols, oxigraph_sols, triples, rdflib_over):
         return "literal-by-value"
-    if zero_ends and _only_absent_ends(rdflib_sols, oxigraph_sols, triples, zero_ends):
+    if query.zero_ends and _only_absent_ends(rdflib_sols, oxigraph_sols, triples, query.zero_ends):
         return "zero-length-constant"
-    if concat and _only_concat_tags(rdflib_sols, oxigraph_sols, concat):
+    if query.concat and _only_concat_tags(rdflib_sols, oxigraph_sols, query.concat):
         return "group-concat-language"
     return None
 
@@ -273,23 +285,21 @@ def _merges(literals: set, forms: dict) -> bool:
     return len({forms.get(lit, lit) for lit in literals}) < len(literals)
 
 
-def rules_may_apply(oxigraph_sols, query_text: str, stream_has, operators: set,
-                    zero_ends: frozenset = frozenset(), concat: dict | None = None) -> set[str]:
+def rules_may_apply(oxigraph_sols, query: QueryFacts, stream_has) -> set[str]:
     """The declared rules that may explain a difference between Oxigraph's answer and rdflib's on this
     window — then ``auto`` does not take Oxigraph's answer alone.
 
     ``stream_has(fact)`` tells what the stream holds (``float``: xsd:float literals; ``inexact-float``:
     one that is not a whole number below 2^24, where float and double addition differ; ``tagged``:
-    language-tagged literals; ``rewritten``/``collisions``: see :func:`rewritten_literals`);
-    ``operators`` names the query's arithmetic (rdflib algebra names); ``zero_ends``: the query's constant
-    ends of paths that may have length zero; ``concat``: its GROUP_CONCAT variables.
+    language-tagged literals; ``rewritten``/``collisions``: see :func:`rewritten_literals`).
     """
-    rules = {"zero-length-constant"} if zero_ends else set()
-    if concat and stream_has("tagged"):
+    operators = query.operators
+    rules = {"zero-length-constant"} if query.zero_ends else set()
+    if query.concat and stream_has("tagged"):
         rules.add("group-concat-language")
-    if stream_has("tagged") and EBV_FILTER.search(query_text):
+    if stream_has("tagged") and EBV_FILTER.search(query.text):
         rules.add("ebv-language-tagged")
-    if stream_has("collisions") or (stream_has("rewritten") and LEXICAL_FUNCTIONS.search(query_text)):
+    if stream_has("collisions") or (stream_has("rewritten") and LEXICAL_FUNCTIONS.search(query.text)):
         rules.add("literal-by-value")  # distinct terms merged, or a lexical form the query reads
     if stream_has("float") and (
             _floating_computed(oxigraph_sols)  # a computed float, e.g. an AVG

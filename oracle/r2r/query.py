@@ -28,6 +28,7 @@ from oracle.r2r.evaluators import (
     EVALUATORS,
     EvaluatorDisagreement,
     Oxigraph,
+    QueryFacts,
     declared_rule,
     doubles_stand_in,
     from_plain,
@@ -196,11 +197,12 @@ class R2R:
         self.evaluations = 0
         wanted: set = set()
         self.relevant = wanted if _predicates(self.query.algebra, wanted) else None
-        self.operators = names & ARITHMETIC
         # the constant ends of zero-length paths that a window may not hold: one the background data names is
         # in every window, where the zero-length-constant rule cannot apply (a path query loads all static data)
         ends = _zero_length_ends(self.query.algebra)
-        self.zero_ends = ends - {t for s, _, o in stream.static for t in (s, o)} if ends else ends
+        zero_ends = ends - {t for s, _, o in stream.static for t in (s, o)} if ends else ends
+        # what the declared rules read of the query (oracle/r2r/evaluators.py)
+        self.facts = QueryFacts(self.text, frozenset(names & ARITHMETIC), frozenset(zero_ends), self.concat)
         self.oxigraph = Oxigraph(query) if evaluator != "rdflib" else None
         self.executor = executor  # None: in process; else e.g. oracle.r2r.executors.SparkExecutor
         self._prefetched: dict = {}  # content → Oxigraph's plain answer, from the executor
@@ -303,9 +305,8 @@ class R2R:
         triples = self.triples(content)
         rdflib = self.evaluate_graph(_graph(triples))
         if not agree(rdflib, oxigraph):
-            rule = declared_rule(rdflib, oxigraph, self.text, triples,
-                                 rdflib_over=lambda merged: self.evaluate_graph(_graph(merged)),
-                                 zero_ends=self.zero_ends, concat=self.concat)
+            rule = declared_rule(rdflib, oxigraph, self.facts, triples,
+                                 rdflib_over=lambda merged: self.evaluate_graph(_graph(merged)))
             if rule:
                 self.disagreements[rule] += 1
                 return rdflib
@@ -330,7 +331,7 @@ class R2R:
         if size <= evaluators.SMALL_WINDOW:  # read at call time: a test lowers it
             return "rdflib"
         self.fast_windows += 1
-        rules = rules_may_apply(oxigraph, self.text, self.stream_has, self.operators, self.zero_ends, self.concat)
+        rules = rules_may_apply(oxigraph, self.facts, self.stream_has)
         if not rules:
             return "oxigraph"
         if rules == {"float-arithmetic"} and doubles_stand_in(self.text):
