@@ -92,9 +92,11 @@ def _session(master: str):
         return _SESSION
 
 
-#: the loggers that print a failed task's exception with its stack: a refusal by name at run time fails its
-#: task on purpose (sqlterms.refuse), and any failure reaches Python as the job's exception, message included
-TASK_FAILURE_LOGGERS = ("org.apache.spark.executor.Executor", "org.apache.spark.scheduler.TaskSetManager")
+#: the loggers that print a failed or cancelled task's exception: a refusal by name at run time fails its
+#: task on purpose (sqlterms.refuse), a timeout cancels its jobs (a broadcast then fails to store), and any
+#: failure reaches Python as the job's exception, message included
+TASK_FAILURE_LOGGERS = ("org.apache.spark.executor.Executor", "org.apache.spark.scheduler.TaskSetManager",
+                        "org.apache.spark.broadcast.TorrentBroadcast")
 
 
 def quiet_failed_tasks(spark) -> None:
