@@ -49,6 +49,7 @@ from oracle.findings import FINDINGS
 from oracle.model import ExpectedReport, MultiWindowSpec, NamedWindow, Stream, WindowSpec
 from oracle.profiles import ALIGNED, aligned_t0
 from oracle.r2r import emptygroup
+from oracle.r2r.evaluators import as_rdf11
 from oracle.r2r.query import R2R
 from oracle.r2r.solutions import Solutions
 from oracle.s2r.scope import within_limit
@@ -279,8 +280,8 @@ def bag_merged(r2r: R2R, stream: Stream, graphs: dict[str, list]) -> Solutions |
     names = sorted({x for tp in node.triples for x in tp if isinstance(x, Variable)})
     every = Query(r2r.query.prologue, CompValue("SelectQuery", p=project.p, PV=names, datasetClause=None))
     graph = Graph()
-    for triple in copies:
-        graph.add(triple)
+    for s, p, o in copies:
+        graph.add((s, p, as_rdf11(o)))
     rows = []
     for row in graph.query(every):
         binding = dict(zip(names, row))
@@ -297,12 +298,12 @@ def dataset(stream: Stream, graphs: dict[str, list], merged: bool = False) -> Da
     instantaneous graph merged into the default graph (an RDF merge: a triple two windows hold is there
     once)."""
     ds = Dataset()
-    for triple in stream.static:
-        ds.add(triple)
+    for s, p, o in stream.static:
+        ds.add((s, p, as_rdf11(o)))
     for name, triples in graphs.items():
         g = ds if merged else ds.graph(URIRef(name))
-        for triple in triples:
-            g.add(triple)
+        for s, p, o in triples:
+            g.add((s, p, as_rdf11(o)))
     return ds
 
 

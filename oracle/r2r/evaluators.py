@@ -108,6 +108,19 @@ def _without_top_slice(text: str) -> str | None:
 
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
+XSD_STRING = URIRef(XSD + "string")
+
+
+def as_rdf11(term):
+    """``"x"^^xsd:string`` as the simple literal ``"x"``: RDF 1.1 makes them one term, Oxigraph does, and rdflib
+    keeps two (DISTINCT over both forms gave two solutions, and the oracle stopped on the evaluators'
+    disagreement).  rdflib is handed the one term, in its data and in the query's constants; the stream an
+    engine reads stays as written."""
+    if type(term) is Literal and term.datatype == XSD_STRING:
+        return Literal(str(term))
+    return term
+
+
 EBV_FILTER = re.compile(r"FILTER\s*\(\s*\?\w+\s*\)", re.IGNORECASE)
 
 

@@ -29,6 +29,7 @@ from oracle.r2r.evaluators import (
     EvaluatorDisagreement,
     Oxigraph,
     QueryFacts,
+    as_rdf11,
     declared_rule,
     doubles_stand_in,
     from_plain,
@@ -139,8 +140,22 @@ def _predicates(node: Any, found: set) -> bool:
 
 def _graph(triples: list) -> Graph:
     g = Graph(store="SimpleMemory")
-    g.addN((s, p, o, g) for s, p, o in triples)
+    g.addN((s, p, as_rdf11(o), g) for s, p, o in triples)
     return g
+
+
+def _simple_strings(value):
+    """``value`` with each ``"x"^^xsd:string`` constant the simple literal (:func:`evaluators.as_rdf11`), as rdflib
+    is handed its data: a CompValue changed in place, a list, tuple or dict made anew."""
+    if isinstance(value, CompValue):
+        for key, inner in list(value.items()):
+            value[key] = _simple_strings(inner)
+        return value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_simple_strings(inner) for inner in value)
+    if isinstance(value, dict):
+        return {key: _simple_strings(inner) for key, inner in value.items()}
+    return as_rdf11(value)
 
 
 @functools.lru_cache(maxsize=256)
@@ -148,9 +163,11 @@ def _prepared(text: str) -> Query:
     """rdflib's prepared query for ``text``, its BGPs marked for join ordering, shared by every R2R of that
     text: parsing takes 6–7 ms (pyparsing), and the oracle, the lint and the diagnosis build an R2R per
     (case, stream) again and again.  A prepared query is rdflib's form for reuse: no evaluation changes it,
-    and nothing here writes to its algebra but what is done here, once: each BGP marked for join ordering
-    (oracle/r2r/joinorder.py) and its ``*``, ``+`` and ``?`` paths made sets (oracle/r2r/paths.py)."""
+    and nothing here writes to its algebra but what is done here, once: its ``xsd:string`` constants made simple
+    literals (:func:`_simple_strings`), each BGP marked for join ordering (oracle/r2r/joinorder.py) and its
+    ``*``, ``+`` and ``?`` paths made sets (oracle/r2r/paths.py)."""
     prepared = prepareQuery(text)
+    _simple_strings(prepared.algebra)
     for node in nodes(prepared.algebra):
         if node.name == "BGP":
             node[joinorder.MARK] = True
