@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import warnings
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -147,12 +148,14 @@ def run_suite(tests: list[w3c.SuiteTest], evaluators=DEFAULT_TARGETS) -> dict:
 
         engine = SparkEngine()
     results = []
-    for test in tests:
-        entry = {"id": test.id}
-        for evaluator in evaluators:
-            outcome, why = run_engine(test, engine) if evaluator == "spark" else run(test, evaluator)
-            entry[evaluator] = {"outcome": outcome, "why": why}
-        results.append(entry)
+    with warnings.catch_warnings():  # and rdflib warns of them as well as logging them ('weird boolean')
+        warnings.filterwarnings("ignore", category=UserWarning, module=r"rdflib\.")
+        for test in tests:
+            entry = {"id": test.id}
+            for evaluator in evaluators:
+                outcome, why = run_engine(test, engine) if evaluator == "spark" else run(test, evaluator)
+                entry[evaluator] = {"outcome": outcome, "why": why}
+            results.append(entry)
     totals: dict = {e: Counter() for e in evaluators}
     folders: dict = defaultdict(lambda: {e: Counter() for e in evaluators})
     for entry in results:
