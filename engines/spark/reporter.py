@@ -21,7 +21,7 @@ class Solutions:
     ``names`` in order, separated by newlines ('' for an unbound value)."""
     names: tuple
     lines: list
-    drawn: bool = False  # its values hold fresh draws (RAND, UUID, STRUUID, BNODE): no other window's
+    drawn: bool = False  # its values hold fresh draws (RAND, UUID, STRUUID, BNODE): another window may not share them
 
     def __len__(self) -> int:
         return len(self.lines)

@@ -7,7 +7,7 @@ argument's language tag where the spec says so; a typed literal of another type,
 a type error.  Casts follow XPath's casting table for the types SPARQL names (xsd:string, integer,
 decimal, double, float, boolean, dateTime), from strings by their lexical form, from numbers by value.
 RAND, UUID, STRUUID and BNODE give a fresh value per call and solution (:data:`FRESH`): the compiler
-computes each once, in a column of its own (``Compiler.hoisted``), and reads that.  Not here: REPLACE with a
+computes each once, in a column of its own (``Compiler.drawn``), and reads that.  Not here: REPLACE with a
 pattern that is not a constant, a relative IRI without a BASE or with a dot segment (refused by name).
 """
 

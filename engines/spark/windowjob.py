@@ -258,7 +258,8 @@ def _solve(spark, shared: DataFrame, static: DataFrame | None, algebra, only: li
 def answers(rows: dict[int, Solutions], held: set[int] | None, ks) -> dict[int, Solutions]:
     """{k: solutions} for every window ``k`` of ``ks``: its own if it holds a stream triple, else the
     :data:`EMPTY` window's.  ``held`` None: the empty window has no solutions, and a window has
-    solutions only if it holds a stream triple (they come from its triples), so its own or none."""
+    solutions only if it holds a stream triple (they come from its triples), so its own or none.  Refused by
+    name where two windows would share an answer that holds fresh draws (:func:`draws`)."""
     if held is None:
         return {k: rows.get(k, NONE) for k in ks}
     empty = rows.get(EMPTY, NONE)

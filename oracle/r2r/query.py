@@ -57,14 +57,14 @@ class OpenAnswer(EvaluatorDisagreement):
     evaluators disagree."""
 
 
-#: SAMPLE(…) as written (rdflib's own SAMPLEs, of the GROUP BY keys, are one value per group)
-SAMPLE_CALL = re.compile(r"\bSAMPLE\s*\(", re.IGNORECASE)
-#: the functions whose value changes from one evaluation to the next (and from the oracle's clock to the engine's)
 class KnownWrong(EvaluatorDisagreement):
     """Both evaluators are known to answer the query wrongly (a W3C test both fail, the same way): the oracle
     judges none of its windows, as where its two evaluators disagree."""
 
 
+#: SAMPLE(…) as written (rdflib's own SAMPLEs, of the GROUP BY keys, are one value per group)
+SAMPLE_CALL = re.compile(r"\bSAMPLE\s*\(", re.IGNORECASE)
+#: the functions whose value changes from one evaluation to the next (and from the oracle's clock to the engine's)
 VOLATILE_CALL = re.compile(r"\b(RAND|NOW|UUID|STRUUID)\s*\(", re.IGNORECASE)
 
 
