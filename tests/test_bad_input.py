@@ -136,6 +136,26 @@ def test_a_named_window_or_instants_that_cannot_be_says_what_to_write(tmp_path, 
     assert str(err.value).endswith(message.format(i=i)), str(err.value)
 
 
+def test_graph_in_a_query_over_one_window_says_it_could_match_nothing(tmp_path):
+    """A one-window case's window is its query's default graph and there is no named graph: a GRAPH pattern
+    could match nothing (rdflib failed on it, 'requiring a dataset', as the reference engine's ERROR).  The
+    multi-window family, whose windows are named graphs, loads as before."""
+    from conformance.corpus.cases import CaseFileError, load_corpus
+
+    text = (ROOT / "cases" / "bags.yaml").read_text()
+    old = 'r2r: "SELECT ?s WHERE { ?s ex:p ?o }"'
+    assert old in text
+    (tmp_path / "bags.yaml").write_text(text.replace(old, 'r2r: "SELECT ?s WHERE { GRAPH ?g { ?s ex:p ?o } }"', 1))
+    line = 1 + text[:text.index(old)].count("\n")
+    with pytest.raises(CaseFileError) as err:
+        load_corpus(tmp_path)
+    assert str(err.value).startswith(f"{tmp_path / 'bags.yaml'}:{line}: field cases[0].query.r2r (bags.projection): "
+                                     "GRAPH reads a named graph, and a query over one window has none"), str(err.value)
+    from oracle.model import MultiWindowSpec
+
+    assert any(isinstance(c.window, MultiWindowSpec) and "GRAPH <" in c.r2r for c in load_corpus(ROOT / "cases"))
+
+
 def test_lint_reports_every_problem_of_every_case_and_counts_them(tmp_path, capsys):
     bags = (ROOT / "cases" / "bags.yaml").read_text()
     (tmp_path / "bags.yaml").write_text(

@@ -341,12 +341,15 @@ def test_judge_runs_a_query_and_stream_of_ones_own_with_the_corpus_verdict(tmp_p
 
 def test_judge_says_what_is_wrong_with_its_arguments_in_one_line(tmp_path):
     query, stream = _own_case(tmp_path)
+    graph = tmp_path / "graph.rq"
+    graph.write_text("SELECT ?s WHERE { GRAPH ?g { ?s <http://ex.org/p> ?o } }")
     cases = [
         (["--window", "5ms/3x"], "error: --window '5ms/3x': '3x' is not a duration"),
         (["--window", "0/1"], "error: --window '0/1': the range and the slide must be positive"),
         (["--window", "5ms", "--stream", str(tmp_path / "nope.nq")], f"error: --stream {tmp_path / 'nope.nq'}: no such file"),
         (["--window", "5ms", "--query", str(stream)], f"error: {stream}:1: not SPARQL 1.1:"),
         (["--window", "5ms", "--stream", str(query)], f"error: {query}:1: expected"),
+        (["--window", "5ms", "--query", str(graph)], f"error: {graph}: GRAPH reads a named graph, and the one window"),
     ]
     for extra, message in cases:
         argv = ["judge", "--query", str(query), "--stream", str(stream)]

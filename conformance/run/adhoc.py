@@ -16,7 +16,7 @@ from pathlib import Path
 import jsonschema
 
 from conformance import schema as schemas
-from conformance.corpus.cases import CaseFileError, expand, query_problem
+from conformance.corpus.cases import CaseFileError, expand, query_problem, reads_named_graph
 from conformance.run.harness import failure_text
 from conformance.streams.readers import StreamInputError
 from oracle.durations import parse_duration
@@ -56,6 +56,10 @@ def case_for(query_file: Path, stream_file: Path, window: str, r2s: str = "rstre
         line, col, message = problem
         raise AdhocError(f"{query_file}:{line}: not SPARQL 1.1: {message} (column {col}); give the R2R query in "
                          "plain SPARQL (the window is --window, the R2S operator --r2s)")
+    if reads_named_graph(text):
+        raise AdhocError(f"{query_file}: GRAPH reads a named graph, and the one window of --window is the query's "
+                         "default graph, with no named graph, so the pattern could match nothing; read the window "
+                         "without GRAPH")
     width, slide = parse_window(window)
     stream_file = Path(stream_file).resolve()
     stream: dict = {"file": stream_file.name}
