@@ -311,6 +311,24 @@ def test_bnode_of_a_string_is_not_judged_as_both_evaluators_share_its_node_acros
     assert len(rows) == 2 and all(isinstance(row["b"], BNode) for row in rows) and rows[0]["b"] != rows[1]["b"]
 
 
+def test_a_volatile_querys_window_is_built_and_evaluated_only_for_the_check(monkeypatch):
+    """The check of a RAND query evaluates the window twice with rdflib; one of those answers is the window's, so
+    the window is built once and evaluated twice (it was built twice and evaluated three times)."""
+    import oracle.r2r.query as query_module
+
+    stream = triple_stream((1, "a", "p", num(1)), (2, "b", "p", num(2)))
+    typed = "SELECT ?s WHERE { ?s <http://ex.org/p> ?o FILTER(RAND() < 1) }"
+    built, evaluated = [], []
+    real_graph, real_evaluate = query_module._graph, R2R.evaluate_graph
+    monkeypatch.setattr(query_module, "_graph", lambda triples: built.append(1) or real_graph(triples))
+    monkeypatch.setattr(R2R, "evaluate_graph", lambda self, g, init=None: evaluated.append(1) or real_evaluate(self, g))
+    for evaluator in ("rdflib", "both"):
+        built.clear()
+        evaluated.clear()
+        assert {r["s"] for r in R2R(typed, stream, evaluator).evaluate((0, 2)).rows} == {iri("a"), iri("b")}
+        assert (len(built), len(evaluated)) == (1, 2), evaluator
+
+
 def test_a_value_of_rand_now_or_uuid_in_the_answer_stops_the_oracle_and_a_test_of_its_type_is_judged():
     from oracle.r2r.query import OpenAnswer
 

@@ -311,9 +311,10 @@ class R2R:
         if wanted:
             self._prefetched.update(self.executor.answers(self, wanted))
 
-    def _evaluated(self, content: tuple[int, int]) -> Solutions:
+    def _evaluated(self, content: tuple[int, int], rdflib: Solutions | None = None) -> Solutions:
+        """The window's answer by the R2R's evaluator(s); ``rdflib``: rdflib's answer, if already evaluated."""
         if self.evaluator == "rdflib":
-            return self.evaluate_graph(self.graph(content))
+            return rdflib if rdflib is not None else self.evaluate_graph(self.graph(content))
         oxigraph = self.evaluate_oxigraph(content)
         if self.evaluator == "oxigraph":
             return oxigraph
@@ -327,7 +328,8 @@ class R2R:
                     self.disagreements["float-arithmetic"] += 1
                 return doubled
         triples = self.triples(content)
-        rdflib = self.evaluate_graph(_graph(triples))
+        if rdflib is None:
+            rdflib = self.evaluate_graph(_graph(triples))
         if not agree(rdflib, oxigraph):
             rule = declared_rule(rdflib, oxigraph, self.facts, triples,
                                  rdflib_over=lambda merged: self.evaluate_graph(_graph(merged)))
@@ -413,8 +415,8 @@ class R2R:
         hit = self._trials.pop(content, None)
         if hit is None:
             self.evaluations += 1
-            self._determined(content)  # first: where the answer is open, the two evaluators may pick apart
-            hit = self._evaluated(content)
+            # first: where the answer is open, the two evaluators may pick apart
+            hit = self._evaluated(content, self._determined(content))
         else:
             self._trial_solutions -= len(hit) + 1
         if keep:
@@ -440,11 +442,12 @@ class R2R:
             keys.append(key)
         return replace(sols, rows=tuple(rows), keys=tuple(keys))
 
-    def _determined(self, content: tuple[int, int]) -> None:
+    def _determined(self, content: tuple[int, int]) -> Solutions | None:
         """Raise :class:`OpenAnswer` where the query's RAND, NOW, UUID, STRUUID or SAMPLE leaves the window's
         answer open: a volatile function's value is determined where two evaluations by rdflib give the same
         answer (a test of its type or range, as the W3C's functions tests write), a SAMPLE's where SAMPLE read
-        as MIN and as MAX do (each group holds one value).  Raise :class:`KnownWrong` for BNODE with an argument."""
+        as MIN and as MAX do (each group holds one value).  Raise :class:`KnownWrong` for BNODE with an argument.
+        Give rdflib's answer where that took one (a volatile query: it is not evaluated a third time)."""
         if self.bnode_of_string:
             raise KnownWrong(
                 f"BNODE with an argument is not judged (window {self._span(content)}): rdflib and Oxigraph both give "
@@ -461,6 +464,7 @@ class R2R:
             checks.append(("SAMPLE", "SAMPLE read as MIN and as MAX give",
                            lambda: tuple(bound.evaluate(content, keep=False) for bound in self.sample_bounds),
                            "write MIN or MAX in the query, or group so that each group holds one value"))
+        answered = None
         for what, how, answers, fix in checks:
             one, other = answers()
             if not agree(one, other):
@@ -470,6 +474,9 @@ class R2R:
                     f"{what} leaves the answer open on the window {self._span(content)}: {how} [{shown[0]}] and "
                     f"[{shown[1]}], SPARQL lets an engine give either, and the oracle compares values whole; {fix} "
                     "(oracle/README.md, 'Comparison')")
+            if what != "SAMPLE":
+                answered = one
+        return answered
 
     def _remember_trial(self, content: tuple[int, int], sols: Solutions) -> None:
         """Keep a trial's solutions as the newest, forgetting the oldest past :data:`TRIAL_SOLUTIONS`
