@@ -154,6 +154,17 @@ def test_graph_in_a_query_over_one_window_says_it_could_match_nothing(tmp_path):
     from oracle.model import MultiWindowSpec
 
     assert any(isinstance(c.window, MultiWindowSpec) and "GRAPH <" in c.r2r for c in load_corpus(ROOT / "cases"))
+    # merged windows are the default graph too (C-SPARQL): no named graph there either
+    merged = (ROOT / "cases" / "multi-window.yaml").read_text()
+    old = 'r2r: "SELECT ?s WHERE { ?s ex:v ?x }"\n      windows:'
+    assert old in merged
+    mw = tmp_path / "mw"
+    mw.mkdir()
+    (mw / "multi-window.yaml").write_text(merged.replace(
+        old, 'r2r: "SELECT ?s WHERE { GRAPH <http://ex.org/w1> { ?s ex:v ?x } }"\n      windows:', 1))
+    with pytest.raises(CaseFileError, match=r"\(mw\.merged-two-widths-one-stream\): GRAPH reads a named graph, and "
+                                            r"merged windows have none \(query\.merge_windows"):
+        load_corpus(mw)
 
 
 def test_lint_reports_every_problem_of_every_case_and_counts_them(tmp_path, capsys):

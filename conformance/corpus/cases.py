@@ -162,12 +162,16 @@ def _one(data: dict, index: int, params: dict, path: Path) -> Case:
         raise CaseFileError(f"{at}: field cases[{index}].query.r2r ({base_id}{suffix}): not SPARQL 1.1: {message} "
                             f"(line {max(within, 1)}, column {col} of the query); fix the query — the corpus, not "
                             "an engine, is wrong here")
-    if not isinstance(window, MultiWindowSpec) and reads_named_graph(r2r):
+    merged = isinstance(window, MultiWindowSpec) and window.merged
+    if (merged or not isinstance(window, MultiWindowSpec)) and reads_named_graph(r2r):
         line, _ = field_line(path, ["cases", index, "query", "r2r"])
+        where_read = ("merged windows have none (query.merge_windows: they are the default graph, with the static "
+                      "data)" if merged else "a query over one window has none (the window is its default graph, "
+                      "with the static data)")
         raise CaseFileError(f"{path}:{line or '?'}: field cases[{index}].query.r2r ({base_id}{suffix}): GRAPH reads a "
-                            "named graph, and a query over one window has none (the window is its default graph, "
-                            "with the static data), so the pattern could match nothing; read the window without "
-                            "GRAPH, or give named windows (query.windows), each read as GRAPH <name>")
+                            f"named graph, and {where_read}, so the pattern could match nothing; read the windows "
+                            "without GRAPH, or give named windows (query.windows without merge_windows), each read "
+                            "as GRAPH <name>")
     fixed = _substitute(raw.get("semantics", {}).get("fixed", {}), params, where)
     capabilities = own_capabilities(raw, params)
     if fixed.get("boundary", "[o,c)") != "[o,c)" and "closed-windows" not in capabilities:
