@@ -737,8 +737,7 @@ def test_a_refusal_at_run_time_prints_no_java_stack():
     import subprocess
     import sys
 
-    root = Path(__file__).resolve().parent.parent
-    done = subprocess.run([sys.executable, "-c", REFUSED_AT_RUN_TIME], cwd=root, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", REFUSED_AT_RUN_TIME], cwd=ROOT, capture_output=True, text=True,
                           timeout=300)
     assert "refused: a date/time form Spark does not read" in done.stdout, done.stderr[-2000:]
     assert "USER_RAISED_EXCEPTION" not in done.stderr and "ERROR Executor" not in done.stderr

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import pyoxigraph as ox
 
-from oracle.r2r.evaluators import from_plain, plain
+from oracle.r2r.evaluators import XSD_STRING, from_plain, plain
 
-XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 FORMATS = {"nt": "N_TRIPLES", "nq": "N_QUADS", "trig": "TRIG"}
 
 

@@ -21,6 +21,9 @@ from rdflib import BNode, Literal, URIRef
 from oracle.r2r.solutions import Solutions, agree
 
 EVALUATORS = ("auto", "rdflib", "oxigraph", "both")
+#: RDF 1.1 makes "x"^^xsd:string the simple literal "x": Oxigraph's answers and rdflib's input are read so.  A
+#: plain str: rdflib's URIRef is never equal to a str, nor a str to it
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 #: Under ``auto``, a window with at most this many triples is evaluated by both (the differential check
 #: costs well under a second there); a larger one by Oxigraph alone unless a declared rule may apply.
 SMALL_WINDOW = 20_000
@@ -80,8 +83,7 @@ def from_plain(term: tuple):
     _, value, datatype, language = term
     if language:
         return Literal(value, lang=language, normalize=False)
-    plain_string = datatype == "http://www.w3.org/2001/XMLSchema#string"
-    return Literal(value, datatype=None if plain_string else URIRef(datatype), normalize=False)
+    return Literal(value, datatype=None if datatype == XSD_STRING else URIRef(datatype), normalize=False)
 
 
 def _to_ox(term):
@@ -108,7 +110,6 @@ def _without_top_slice(text: str) -> str | None:
 
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
-XSD_STRING = URIRef(XSD + "string")
 
 
 def as_rdf11(term):
@@ -116,7 +117,7 @@ def as_rdf11(term):
     keeps two (DISTINCT over both forms gave two solutions, and the oracle stopped on the evaluators'
     disagreement).  rdflib is handed the one term, in its data and in the query's constants; the stream an
     engine reads stays as written."""
-    if type(term) is Literal and term.datatype == XSD_STRING:
+    if type(term) is Literal and term.datatype is not None and str(term.datatype) == XSD_STRING:
         return Literal(str(term))
     return term
 
