@@ -29,11 +29,11 @@ from dataclasses import replace
 import rdflib
 from rdflib import BNode
 from rdflib.plugins.sparql.algebra import translateQuery, traverse
-from rdflib.plugins.sparql.parser import parseQuery
 
 from engines.contract import EngineInfo, LiveUnsupported, RunRequest, Unsupported
 from engines.spark import compiler
 from engines.spark import session as spark_session
+from engines.spark.grammar import parseQuery
 from engines.spark.reporter import NONE, Reporter, template_of
 from engines.spark.session import session
 from engines.spark.sqlterms import n3, refused_by_name
@@ -56,7 +56,8 @@ def algebra_of(query: str):
     """The query's algebra with its literals as written: a pattern's ``+5`` is the term "+5"^^xsd:integer,
     which matches only that term (rdflib would make it "5"; W3C term-8, eq-graph-2).  rdflib's switch is
     process-wide, so it is held under a lock and put back.  Its blank nodes are named in order
-    (:func:`_blank_nodes_in_order`)."""
+    (:func:`_blank_nodes_in_order`).  Parsed by rdflib's grammar with ``^iri`` in a negated property set kept
+    (engines/spark/grammar.py)."""
     with _AS_WRITTEN:
         before = rdflib.NORMALIZE_LITERALS
         rdflib.NORMALIZE_LITERALS = False

@@ -569,14 +569,28 @@ class Compiler:
                      + f", '{i}' AS {quote(mark)} FROM ({sql}) {self.alias()}" for i, (sql, hs) in enumerate(branches)]
             return " UNION ALL ".join(parts), inner + [mark]
         if isinstance(p, NegatedPath):
-            if not all(isinstance(a, URIRef) for a in p.args):  # rdflib's parser loses the IRI of ^iri here
-                raise Unsupported("a negated property set with an inverse member (^iri)")
-            mark = f"__h{next(self._aliases)}"
-            where = " AND ".join([f"p NOT IN ({', '.join(sql_string(n3(a)) for a in p.args)})"] + graph)
-            return f"SELECT {quote(K)}, s, o, p AS {quote(mark)} FROM {self.W} WHERE {where}", [mark]
+            return self.negated(p)
         if isinstance(p, MulPath):
             return self.repeated(p, ends), []
         raise Unsupported(f"property paths ({type(p).__name__})")
+
+    def negated(self, p: NegatedPath) -> tuple[str, list]:
+        """SQL and hidden columns of a negated property set: each triple whose predicate is none of the
+        forward members, and each one read backwards whose predicate is none of the inverse (``^iri``) members;
+        with members of both kinds the two as alternatives (SPARQL 1.1 §18.4, ``!(:p|^:q)`` is
+        ``alternative(NPS(:p), inv(NPS(:q)))``).  Each triple is a solution of its own: its predicate is kept
+        hidden, so a bag keeps two triples that differ only there."""
+        forward = [a for a in p.args if isinstance(a, URIRef)]
+        inverse = [a.arg for a in p.args if isinstance(a, InvPath) and isinstance(a.arg, URIRef)]
+        if len(forward) + len(inverse) != len(p.args):  # rdflib's own parser loses the IRI of ^iri here (grammar.py)
+            raise Unsupported("a negated property set with an inverse member (^iri) that rdflib's parser did not keep")
+        graph = [f"{G} = {sql_string(self.graph)}"] if self.graphs else []
+        predicate, side = f"__h{next(self._aliases)}", f"__h{next(self._aliases)}"
+        branches = [f"SELECT {quote(K)}, {columns}, p AS {quote(predicate)}, '{columns[0]}' AS {quote(side)}"
+                    f" FROM {self.W} WHERE "
+                    + " AND ".join([f"p NOT IN ({', '.join(sql_string(n3(a)) for a in members)})"] + graph)
+                    for members, columns in ((forward, "s, o"), (inverse, "o AS s, s AS o")) if members]
+        return " UNION ALL ".join(branches), [predicate, side]
 
     def repeated(self, p: MulPath, ends: tuple) -> str:
         """SQL: the distinct pairs of ``p*``, ``p+`` or ``p?`` (SPARQL 1.1 §18.5: arbitrary-length paths are
