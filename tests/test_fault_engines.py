@@ -408,10 +408,28 @@ def test_a_path_that_gives_a_pair_once_per_walk_fails_the_zero_length_case_and_i
     paths = [c for c in load_corpus(ROOT / "cases") if c.family == "paths"]
     results = {r.id: r for r in (run_case(c, engine, engine.info(), timeout=60) for c in paths)}
     assert {i: r.verdict for i, r in results.items()} == {
-        "paths.cycle-pairs": "PASS", "paths.zero-length": "FAIL", "paths.subclass-static": "PASS"}
+        "paths.cycle-pairs": "PASS", "paths.zero-length": "FAIL", "paths.subclass-static": "PASS",
+        "paths.alternative-bag": "PASS"}
     reason = results["paths.zero-length"].reason
     assert FINDINGS["multiplicity"] in reason and "window [0, 10)" in reason
     assert "the engine repeats solutions the oracle has fewer times" in reason
+
+
+def test_an_alternative_path_read_as_a_set_fails_the_alternative_case_and_is_named_a_multiplicity():
+    """Oxigraph 0.5's reading of p|q, each pair once: ex:a (ex:knows|ex:follows) ?y gives ex:b once in [0, 10),
+    where both sides reach it (SPARQL 1.1 §18.5: the Union of the sides).  No other path case reaches a pair
+    by both sides of an alternative, and [10, 20) reaches c by one side only."""
+    from engines.faults import AlternativeSetsEngine
+
+    engine = AlternativeSetsEngine()
+    paths = [c for c in load_corpus(ROOT / "cases") if c.family == "paths"]
+    results = {r.id: r for r in (run_case(c, engine, engine.info(), timeout=60) for c in paths)}
+    assert {i: r.verdict for i, r in results.items()} == {
+        "paths.cycle-pairs": "PASS", "paths.zero-length": "PASS", "paths.subclass-static": "PASS",
+        "paths.alternative-bag": "FAIL"}
+    reason = results["paths.alternative-bag"].reason
+    assert FINDINGS["multiplicity"] in reason and "window [0, 10)" in reason and "[10, 20)" not in reason
+    assert "the engine's relation looks duplicate-free" in reason
 
 
 def test_joining_repeated_values_again_fails_the_group_concat_distinct_case_and_is_named():

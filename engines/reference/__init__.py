@@ -51,16 +51,17 @@ def _once_per_pair(path):
 
 
 @lru_cache(maxsize=64)
-def _query(text: str):
+def _query(text: str, paths=_once_per_pair):
     """The R2R query as rdflib prepares it, each path in a triple pattern a set of pairs (:class:`_OncePerPair`),
-    with the prefixes a fresh graph binds, as ``Graph.query`` reads a text."""
+    with the prefixes a fresh graph binds, as ``Graph.query`` reads a text.  ``paths``: how each path is
+    rewritten (a fault engine runs another)."""
     query = prepareQuery(text, initNs=dict(Graph().namespaces()))
     pending = [query.algebra]
     while pending:
         node = pending.pop()
         if isinstance(node, dict):
             if node.get("triples") and getattr(node, "name", None) == "BGP":
-                node["triples"] = [(s, _once_per_pair(p), o) for s, p, o in node["triples"]]
+                node["triples"] = [(s, paths(p), o) for s, p, o in node["triples"]]
             pending.extend(node.values())
         elif isinstance(node, list):
             pending.extend(node)

@@ -166,15 +166,18 @@ class QueryFacts:
     """What the declared rules read of a query, worked out once per R2R: its ``text``; ``operators``, its
     arithmetic (rdflib algebra names); ``zero_ends``, the constant ends of its paths that may have length zero
     (oracle/r2r/paths.py), less those the background data names; ``concat``, its GROUP_CONCAT variables
-    (oracle/r2r/concat.py).  One argument for every rule, so a new rule adds a field, not a parameter."""
+    (oracle/r2r/concat.py); ``alternatives``, whether a path of it holds a ``p|q``.  One argument for every rule,
+    so a new rule adds a field, not a parameter."""
 
     text: str
     operators: frozenset = frozenset()
     zero_ends: frozenset = frozenset()
     concat: dict = field(default_factory=dict)
+    alternatives: bool = False
 
 
-def declared_rule(rdflib_sols, oxigraph_sols, query: QueryFacts, triples: list, rdflib_over=None) -> str | None:
+def declared_rule(rdflib_sols, oxigraph_sols, query: QueryFacts, triples: list, rdflib_over=None,
+                  rdflib_alternative_sets=None) -> str | None:
     """The declared rule that explains a disagreement of the two evaluators, if one does (then rdflib's
     answer stands and the verdict says so); None: an unexplained disagreement, a harness ERROR.
 
@@ -198,6 +201,11 @@ def declared_rule(rdflib_sols, oxigraph_sols, query: QueryFacts, triples: list, 
       the W3C suite's results are simple literals (agg-groupconcat-4, -6: Oxigraph fails both, rdflib
       passes).  The rule holds only when the answers are the same once the tags of Oxigraph's values of the
       query's GROUP_CONCAT variables (its ``concat``) are dropped; rdflib stands.
+    - ``alternative-path-bag``: SPARQL 1.1 §18.5 evaluates an alternative path ``p|q`` as the Union of its two
+      sides ("informally, the same as SELECT * { { X P Y } UNION { X Q Y } }"), a bag: two triples ``:a :p :b``
+      and ``:a :q :b`` give ``:a (:p|:q) ?o`` two solutions, as rdflib does; Oxigraph 0.5 gives each pair
+      once.  The rule holds only when rdflib with every alternative path read as a set of pairs
+      (``rdflib_alternative_sets()``, oracle/r2r/paths.py) gives Oxigraph's answer; rdflib stands.
     """
     datatypes = {str(o.datatype) for _, _, o in triples if isinstance(o, Literal) and o.datatype is not None}
     if XSD + "float" in datatypes and _agree_at_float_precision(rdflib_sols, oxigraph_sols):
@@ -211,6 +219,8 @@ def declared_rule(rdflib_sols, oxigraph_sols, query: QueryFacts, triples: list, 
         return "zero-length-constant"
     if query.concat and _only_concat_tags(rdflib_sols, oxigraph_sols, query.concat):
         return "group-concat-language"
+    if query.alternatives and rdflib_alternative_sets is not None and agree(rdflib_alternative_sets(), oxigraph_sols):
+        return "alternative-path-bag"
     return None
 
 
@@ -309,6 +319,8 @@ def rules_may_apply(oxigraph_sols, query: QueryFacts, stream_has) -> set[str]:
     """
     operators = query.operators
     rules = {"zero-length-constant"} if query.zero_ends else set()
+    if query.alternatives:
+        rules.add("alternative-path-bag")
     if query.concat and stream_has("tagged"):
         rules.add("group-concat-language")
     if stream_has("tagged") and EBV_FILTER.search(query.text):

@@ -159,25 +159,28 @@ def _simple_strings(value):
 
 
 @functools.lru_cache(maxsize=256)
-def _prepared(text: str) -> Query:
+def _prepared(text: str, alternative_sets: bool = False) -> Query:
     """rdflib's prepared query for ``text``, its BGPs marked for join ordering, shared by every R2R of that
     text: parsing takes 6–7 ms (pyparsing), and the oracle, the lint and the diagnosis build an R2R per
     (case, stream) again and again.  A prepared query is rdflib's form for reuse: no evaluation changes it,
     and nothing here writes to its algebra but what is done here, once: its ``xsd:string`` constants made simple
     literals (:func:`_simple_strings`), each BGP marked for join ordering (oracle/r2r/joinorder.py) and its
-    ``*``, ``+`` and ``?`` paths made sets (oracle/r2r/paths.py)."""
+    ``*``, ``+`` and ``?`` paths made sets (oracle/r2r/paths.py), with ``alternative_sets`` its ``p|q`` paths
+    too (Oxigraph's reading, which the ``alternative-path-bag`` rule checks a difference against)."""
     prepared = prepareQuery(text)
     _simple_strings(prepared.algebra)
     for node in nodes(prepared.algebra):
         if node.name == "BGP":
             node[joinorder.MARK] = True
-            node["triples"] = [(s, paths.as_sets(p), o) for s, p, o in node.triples]
+            node["triples"] = [(s, paths.as_sets(p, alternative_sets), o) for s, p, o in node.triples]
     return prepared
 
 
-def _zero_length_ends(algebra) -> frozenset:
-    """The constants a path of the query may connect to themselves by zero steps (oracle/r2r/paths.py)."""
-    return frozenset().union(*(paths.zero_length_ends(n.triples) for n in nodes(algebra) if n.name == "BGP"))
+def _path_facts(algebra) -> tuple[frozenset, bool]:
+    """The constants a path of the query may connect to themselves by zero steps, and whether a path holds an
+    alternative (oracle/r2r/paths.py): one walk for both."""
+    bgps = [n.triples for n in nodes(algebra) if n.name == "BGP"]
+    return frozenset().union(*map(paths.zero_length_ends, bgps)), any(map(paths.alternatives, bgps))
 
 
 class R2R:
@@ -221,10 +224,11 @@ class R2R:
         self.relevant = wanted if _predicates(self.query.algebra, wanted) else None
         # the constant ends of zero-length paths that a window may not hold: one the background data names is
         # in every window, where the zero-length-constant rule cannot apply (a path query loads all static data)
-        ends = _zero_length_ends(self.query.algebra)
+        ends, alternatives = _path_facts(self.query.algebra)
         zero_ends = ends - {t for s, _, o in stream.static for t in (s, o)} if ends else ends
         # what the declared rules read of the query (oracle/r2r/evaluators.py)
-        self.facts = QueryFacts(self.text, frozenset(names & ARITHMETIC), frozenset(zero_ends), self.concat)
+        self.facts = QueryFacts(self.text, frozenset(names & ARITHMETIC), frozenset(zero_ends), self.concat,
+                                alternatives)
         self.oxigraph = Oxigraph(query) if evaluator != "rdflib" else None
         self.executor = executor  # None: in process; else e.g. oracle.r2r.executors.SparkExecutor
         self._prefetched: dict = {}  # content → Oxigraph's plain answer, from the executor
@@ -333,7 +337,9 @@ class R2R:
             rdflib = self.evaluate_graph(_graph(triples))
         if not agree(rdflib, oxigraph):
             rule = declared_rule(rdflib, oxigraph, self.facts, triples,
-                                 rdflib_over=lambda merged: self.evaluate_graph(_graph(merged)))
+                                 rdflib_over=lambda merged: self.evaluate_graph(_graph(merged)),
+                                 rdflib_alternative_sets=lambda: self.evaluate_graph(
+                                     _graph(triples), query=_prepared(self.text, alternative_sets=True)))
             if rule:
                 self.disagreements[rule] += 1
                 return rdflib
@@ -393,8 +399,9 @@ class R2R:
             return "with no element"
         return f"of elements {lo}..{hi - 1} (t = {self.stream.elements[lo].t}..{self.stream.elements[hi - 1].t})"
 
-    def evaluate_graph(self, g: Graph, init: dict | None = None) -> Solutions:
-        result = g.query(self.query, initBindings=init or {})
+    def evaluate_graph(self, g: Graph, init: dict | None = None, query: Query | None = None) -> Solutions:
+        """rdflib's answer over ``g``: of the R2R's query, or of ``query``, a form of it (:func:`_prepared`)."""
+        result = g.query(query or self.query, initBindings=init or {})
         if self.form == "AskQuery":
             return Solutions.of([{"ask": Literal(bool(result.askAnswer))}])
         if self.form == "ConstructQuery":
