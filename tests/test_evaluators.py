@@ -369,3 +369,17 @@ def test_an_alternative_path_is_a_bag_and_oxigraphs_set_of_pairs_a_declared_rule
                                                                        "rows": raw["rows"][:-1]})
     with pytest.raises(EvaluatorDisagreement, match="rdflib gives 3 solutions"):
         R2R(query, stream, "both").evaluate((0, 3))
+
+
+def test_a_negated_set_whose_inverse_member_rdflib_lost_is_not_judged_but_by_oxigraph_alone():
+    from oracle.r2r.query import KnownWrong
+
+    # rdflib's parser keeps nothing of ^:p inside !( … ): it could only raise "Invalid path in NegatedPath"
+    stream = triple_stream((1, "a", "r", "b"), (2, "a", "p", "c"))
+    query = "SELECT ?o WHERE { ?o !^<http://ex.org/p> <http://ex.org/a> }"
+    for evaluator in ("rdflib", "both", "auto"):
+        with pytest.raises(KnownWrong, match=r"inverse member \(\^iri\) is not judged .*drops the IRI after \^"):
+            R2R(query, stream, evaluator).evaluate((0, 2))
+    # Oxigraph keeps it: triples whose predicate is not :p, read backwards from a: b (a :p c is excluded)
+    assert R2R(query, stream, "oxigraph").evaluate((0, 2)).rows == ({"o": iri("b")},)
+    assert not R2R(query.replace("!^", "!"), stream, "both").lost_inverse

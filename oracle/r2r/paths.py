@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rdflib import Variable
-from rdflib.paths import AlternativePath, InvPath, MulPath, Path, SequencePath
+from rdflib import URIRef, Variable
+from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, Path, SequencePath
 
 
 class SetPath(MulPath):
@@ -56,17 +56,31 @@ def as_sets(path: Any, alternatives: bool = False) -> Any:
     return path
 
 
+def _holds(path: Any, found) -> bool:
+    """Whether ``found(part)`` holds of ``path`` or of a path inside it."""
+    if found(path):
+        return True
+    if isinstance(path, (SequencePath, AlternativePath)):
+        return any(_holds(a, found) for a in path.args)
+    if isinstance(path, InvPath):
+        return _holds(path.arg, found)
+    return isinstance(path, MulPath) and _holds(path.path, found)
+
+
 def alternatives(triples) -> bool:
     """Whether a triple pattern's path holds an alternative (``p|q``)."""
-    def held(path):
-        if isinstance(path, AlternativePath):
-            return True
-        if isinstance(path, SequencePath):
-            return any(map(held, path.args))
-        if isinstance(path, InvPath):
-            return held(path.arg)
-        return isinstance(path, MulPath) and held(path.path)
-    return any(isinstance(p, Path) and held(p) for _, p, _ in triples)
+    return any(isinstance(p, Path) and _holds(p, lambda part: isinstance(part, AlternativePath)) for _, p, _ in triples)
+
+
+def _lost(part: Any) -> bool:
+    return isinstance(part, NegatedPath) and not all(isinstance(a, (URIRef, InvPath)) for a in part.args)
+
+
+def lost_inverse(triples) -> bool:
+    """Whether a negated property set of a triple pattern lost a member: rdflib 7.6's grammar rule for ``^iri``
+    inside ``!( … )`` keeps nothing of what it matched, so the set holds an empty ``InversePath`` where the
+    IRI was, and rdflib cannot evaluate it ("Invalid path in NegatedPath")."""
+    return any(isinstance(p, Path) and _holds(p, _lost) for _, p, _ in triples)
 
 
 def _zero(path: Any) -> bool:
