@@ -13,7 +13,7 @@ the JVM.
 Supported: BGP, property paths (sequence, alternative, inverse, negated property set; ``*``, ``+`` and ``?`` by
 Spark's recursive CTE, :meth:`Compiler.repeated`),
 FILTER (comparisons, IN, && || !, + - * /, BOUND, REGEX with flags, STR, isIRI/isLiteral, NOW, [NOT] EXISTS
-as a conjunct, and the built-ins and casts of :mod:`engines.spark.sqlfunctions`; RAND, UUID, STRUUID and BNODE
+as a conjunct or inside one, :meth:`Compiler.tested`, and the built-ins and casts of :mod:`engines.spark.sqlfunctions`; RAND, UUID, STRUUID and BNODE
 drawn once per call and solution, :meth:`Compiler.drawn`), OPTIONAL (with a FILTER
 inside too), UNION, MINUS, VALUES, BIND, sub-SELECT, GROUP BY with COUNT/SUM/AVG/MIN/MAX/SAMPLE (DISTINCT too), DISTINCT,
 ORDER BY with LIMIT/OFFSET (per window), projection, ASK, CONSTRUCT, GROUP_CONCAT (of string literals,
@@ -93,6 +93,8 @@ class Compiler:
         # and the column of each solution's seed for BNODE(str)
         self.hoisted: dict[int, tuple] = {}
         self.seed: str | None = None
+        # the boolean columns of the EXISTS inside a FILTER's larger expressions (:meth:`tested`): id -> column
+        self.existing: dict[int, str] = {}
         self.now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
     def alias(self) -> str:
@@ -114,6 +116,9 @@ class Compiler:
         name = e.name
         if id(e) in self.hoisted:
             return Value("term", quote(self.hoisted[id(e)][1]))
+        if id(e) in self.existing:
+            found = quote(self.existing[id(e)])
+            return Value("bool", found if name == "Builtin_EXISTS" else f"(NOT {found})")
         if name == "Builtin_BNODE" and dict.get(e, "arg") is not None and self.seed is not None:
             return functions.bnode_of(quote(self.seed), self.expr(e.arg, rel))
         if name.startswith("Builtin_") and name[len("Builtin_"):] in functions.FRESH:  # no scope drew it (drawn)
@@ -243,7 +248,7 @@ class Compiler:
                     test = as_bool(self.expr(conjunct, rel))
                     rel = rel.keeping(f"SELECT * FROM ({rel.sql}) {self.alias()} WHERE {test}")
                 return rel
-            return self.drawn(rest, rel, filtered)
+            return self.tested(inner_existence(rest), rel, lambda rel: self.drawn(rest, rel, filtered))
         if name == "Join":
             return self.join(self.pattern(node.p1), self.pattern(node.p2), "inner")
         if name == "LeftJoin":
@@ -385,12 +390,14 @@ class Compiler:
         return Relation(f"SELECT {pairs.select_list(cols)} FROM ({pairs.sql}) {self.alias()} UNION ALL {lonely}", cols,
                         frozenset(a.nullable | {c for c in cols if c not in a.cols}))
 
-    def exists(self, rel: Relation, graph, negated: bool) -> Relation:
+    def exists(self, rel: Relation, graph, negated: bool, column: str | None = None) -> Relation:
         """FILTER [NOT] EXISTS { graph }: the solutions of ``rel`` for which the pattern, with their bindings
         substituted, has a solution (has none) — a semi (anti) join on the window and the shared variables,
         an unbound one of ``rel`` matching anything.  That is substitution only when the pattern binds every
         shared variable in each of its solutions and reads no variable of ``rel`` that it does not bind
-        itself (a FILTER inside on an outer variable): else refused."""
+        itself (a FILTER inside on an outer variable): else refused.  With ``column``: every solution of
+        ``rel``, that column true where the pattern has a solution — the semi join's solutions and the anti
+        join's, each once (an EXISTS inside a larger expression, :meth:`tested`)."""
         word = "FILTER NOT EXISTS" if negated else "FILTER EXISTS"
         inner = self.pattern(graph)
         shared = [c for c in rel.cols if c in inner.cols and c != K]
@@ -401,9 +408,37 @@ class Compiler:
             raise Unsupported(f"{word} whose pattern reads a variable bound only outside it")
         left, right = self.alias(), self.alias()
         on = [agree(left, right, c, c in rel.nullable) for c in [K] + shared]  # the pattern binds each shared one
-        kind = "LEFT ANTI JOIN" if negated else "LEFT SEMI JOIN"
-        return Relation(f"SELECT {', '.join(f'{left}.{quote(c)}' for c in rel.cols)} FROM ({rel.sql}) {left}"
-                        f" {kind} ({inner.sql}) {right} ON {' AND '.join(on)}", rel.cols, rel.nullable)
+        kept = ", ".join(f"{left}.{quote(c)}" for c in rel.cols)
+
+        def joined(kind: str, extra: str = "") -> str:
+            return f"SELECT {kept}{extra} FROM ({rel.sql}) {left} {kind} ({inner.sql}) {right} ON {' AND '.join(on)}"
+        if column is None:
+            return Relation(joined("LEFT ANTI JOIN" if negated else "LEFT SEMI JOIN"), rel.cols, rel.nullable)
+        if functions.draws(rel.sql) or functions.draws(inner.sql):  # each is written twice: drawn twice
+            raise Unsupported(f"{word} inside a larger expression, over solutions or a pattern holding RAND, UUID, "
+                              "STRUUID or BNODE")
+        return Relation(f"{joined('LEFT SEMI JOIN', f', true AS {quote(column)}')} UNION ALL "
+                        f"{joined('LEFT ANTI JOIN', f', false AS {quote(column)}')}", rel.cols + [column], rel.nullable)
+
+    def tested(self, found: list, rel: Relation, body) -> Relation:
+        """``body(rel)``, each [NOT] EXISTS of ``found`` (inside a FILTER's larger expression: ``?a = ?b || NOT
+        EXISTS { … }``) read from a boolean column of its own (:meth:`exists`), added before and dropped
+        after."""
+        if not found:
+            return body(rel)
+        outer = self.existing
+        self.existing = dict(outer)
+        names = []
+        try:
+            for node in found:
+                names.append(f"__x{next(self._aliases)}")
+                self.existing[id(node)] = names[-1]
+                rel = self.exists(rel, node.graph, node.name == "Builtin_NOTEXISTS", names[-1])
+            out = body(rel)
+        finally:
+            self.existing = outer
+        kept = [c for c in out.cols if c not in names]
+        return out.keeping(f"SELECT {out.select_list(kept)} FROM ({out.sql}) {self.alias()}", kept)
 
     def subquery(self, node) -> Relation:
         """A sub-SELECT, per window like the rest: its own Project scopes its variables; the order it may
@@ -732,6 +767,26 @@ def fresh_calls(node) -> tuple[list, bool]:
                 walk(value)
     walk(node)
     return calls, seeded
+
+
+def inner_existence(exprs: list) -> list:
+    """The EXISTS and NOT EXISTS calls inside larger expressions of ``exprs`` (a FILTER's conjuncts, each of
+    them not itself an EXISTS), outside the patterns of EXISTS (those are compiled on their own)."""
+    found = []
+
+    def walk(x) -> None:
+        if isinstance(x, CompValue):
+            if x.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+                found.append(x)
+                return
+            for value in x.values():
+                walk(value)
+        elif isinstance(x, (list, tuple)):
+            for value in x:
+                walk(value)
+    for expr in exprs:
+        walk(expr)
+    return found
 
 
 def agree(left: str, right: str, column: str, loose: bool) -> str:
