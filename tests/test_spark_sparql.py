@@ -304,14 +304,18 @@ def test_equality_follows_rdf_term_equality_and_values(engine):
     assert answers(engine, data, "SELECT ?s { ?s :l ?l ; :r ?r FILTER(?l != ?r) }") == bag([{"s": f"<{X}e>"}])
 
 
-def test_date_times_compare_as_instants_and_the_undecidable_is_refused(engine):
+def test_date_times_compare_as_instants_and_the_undecidable_order_is_refused(engine):
     data = (':a :l "2002-04-02T23:00:00-04:00"^^xsd:dateTime ; :r "2002-04-03T02:00:00-01:00"^^xsd:dateTime . '
             ':b :l "2008-10-01T00:00:00Z"^^xsd:dateTime ; :r "2008-10-03T00:00:00"^^xsd:dateTime .')
     assert answers(engine, data, "SELECT ?s { ?s :l ?l ; :r ?r FILTER(?l = ?r) }") == bag([{"s": f"<{X}a>"}])
     assert answers(engine, data, "SELECT ?s { ?s :l ?l ; :r ?r FILTER(?l < ?r) }") == bag([{"s": f"<{X}b>"}])
+    # a zone on one side only, 6 hours apart (W3C eq-dateTime's d4): not equal, as incomparable values are in
+    # XSD 1.1 (the W3C's result says "false"); which comes first depends on the implicit zone: refused
     near = ':c :l "2002-04-02T23:00:00"^^xsd:dateTime ; :r "2002-04-02T23:00:00+06:00"^^xsd:dateTime .'
-    with pytest.raises(Unsupported, match="with a time zone to one without, less than 14 hours apart"):
-        answers(engine, near, "SELECT ?s { ?s :l ?l ; :r ?r FILTER(?l = ?r) }")
+    assert answers(engine, near, "SELECT ?s { ?s :l ?l ; :r ?r FILTER(?l = ?r) }") == []
+    assert answers(engine, near, "SELECT ?s { ?s :l ?l ; :r ?r FILTER(?l != ?r) }") == bag([{"s": f"<{X}c>"}])
+    with pytest.raises(Unsupported, match="ordering a date/time with a time zone against one without, less than 14"):
+        answers(engine, near, "SELECT ?s { ?s :l ?l ; :r ?r FILTER(?l < ?r) }")
 
 
 D = XSD.dateTime
@@ -320,8 +324,8 @@ HOUR_24 = ((URIRef(X + "a"), URIRef(X + "l"), Literal("2006-08-23T24:00:00", dat
            (URIRef(X + "a"), URIRef(X + "r"), Literal("2006-08-24T00:00:00", datatype=D)))
 ZONE = ((URIRef(X + "b"), URIRef(X + "l"), Literal("2006-08-23T09:00:00Z", datatype=D)),
         (URIRef(X + "b"), URIRef(X + "r"), Literal("2006-08-23T10:00:00", datatype=D)))
-COMPARED = PREFIX + "SELECT ?s { ?s :l ?l ; :r ?r FILTER(?l = ?r) }"
-HOUR, TZ = "a date/time form Spark does not read (hour 24?)", "with a time zone to one without"
+COMPARED = PREFIX + "SELECT ?s { ?s :l ?l ; :r ?r FILTER(?l < ?r) }"
+HOUR, TZ = "a date/time form Spark does not read (hour 24?)", "with a time zone against one without"
 
 
 def compared(*elements) -> RunRequest:
