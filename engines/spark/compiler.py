@@ -219,8 +219,12 @@ class Compiler:
         if name == "BGP":
             return self.bgp(node.triples)
         if name == "Graph":
-            if not self.graphs:
-                raise Unsupported("GRAPH (named graphs are the windows of a multi-window query only)")
+            if not self.graphs:  # one window is the default graph and there is no named graph: nothing matches
+                inner = self.pattern(node.p)
+                named = [col_name(node.term)] if is_var(node.term) else []
+                cols = inner.cols + [c for c in named if c not in inner.cols]
+                return Relation(f"SELECT {quote(K)}" + "".join(f", {NULL_TERM} AS {quote(c)}" for c in cols if c != K)
+                                + f" FROM {self.windows} WHERE false", cols)
             if is_var(node.term):
                 raise Unsupported("GRAPH with a variable")
             outer, self.graph = self.graph, n3(node.term)

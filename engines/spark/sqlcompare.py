@@ -54,20 +54,30 @@ def _temporal(c: str) -> tuple[str, str]:
 ORDER_OPEN = "ordering a date/time with a time zone against one without, less than 14 hours apart"
 
 
+def _instant(lexical: str) -> str:
+    """SQL: the instant of an xsd:dateTime's lexical form (null: a form Spark does not read).  XSD 1.0 and 1.1
+    allow ``24:00:00`` (its fraction all zeros) for the end of a day, the next day's 00:00:00 (W3C eq-dateTime:
+    1999-12-31T24:00:00 is 2000-01-01T00:00:00); Spark reads no hour 24, so it is read as 00:00 and a day added."""
+    end_of_day = "'T24:00:00([.]0+)?'"
+    return (f"CASE WHEN {lexical} RLIKE {end_of_day} THEN try_cast(regexp_replace({lexical}, {end_of_day}, 'T00:00:00')"
+            f" AS TIMESTAMP) + INTERVAL 1 DAY ELSE try_cast({lexical} AS TIMESTAMP) END")
+
+
 def _date_times(sign: str, ta: str, tb: str) -> str:
     """The CASE branches for two date/time literals.  Two xsd:dateTime values are compared as instants
     (XPath: a value without a time zone is determinate against one with a zone only when they are more
     than 14 hours apart).  A time zone on one side only within 14 hours: they are not equal (XSD 1.1's
     partial order makes them incomparable, and incomparable values are not equal: W3C ``eq-dateTime``'s d4,
     23:00 against 23:00+06:00, "false"; rdflib and Oxigraph answer so too), and their order, which depends on
-    the implicit zone, is refused.  A form Spark cannot read (hour 24) and two other date/time literals of
-    one type are refused; two of different types are a type error (a later branch)."""
+    the implicit zone, is refused.  Hour 24 (``24:00:00``, XSD's end of a day) is the next day's 00:00:00.  A
+    form Spark cannot read otherwise and two other date/time literals of one type are refused; two of
+    different types are a type error (a later branch)."""
     (ka, da), (kb, db) = _temporal(ta), _temporal(tb)
     (_, la, _), (_, lb, _) = typed_literal(ta), typed_literal(tb)
     zone = "'(Z|[+-][0-9][0-9]:[0-9][0-9])$'"
-    at_a, at_b = f"try_cast({la} AS TIMESTAMP)", f"try_cast({lb} AS TIMESTAMP)"
+    at_a, at_b = _instant(la), _instant(lb)
     return (f"WHEN {ka} AND {kb} AND {da} = '{XSD.dateTime}' AND {db} = '{XSD.dateTime}' THEN CASE"
-            f" WHEN {at_a} IS NULL OR {at_b} IS NULL THEN {refuse('a date/time form Spark does not read (hour 24?)')}"
+            f" WHEN {at_a} IS NULL OR {at_b} IS NULL THEN {refuse('a date/time form Spark does not read')}"
             f" WHEN ({la} RLIKE {zone}) != ({lb} RLIKE {zone}) AND abs(unix_seconds({at_a}) - unix_seconds({at_b}))"
             f" <= 50400 THEN {'false' if sign == '=' else refuse(ORDER_OPEN)}"
             f" ELSE {at_a} {sign} {at_b} END"
