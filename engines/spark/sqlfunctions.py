@@ -365,12 +365,17 @@ _DATE = sql_string(r"^(-?[0-9]{4,})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):
 
 
 def date_part(name: str, v: Value) -> Value:
-    """YEAR … SECONDS, TZ and TIMEZONE of an xsd:dateTime literal, read off its lexical form."""
+    """YEAR … SECONDS, TZ and TIMEZONE of an xsd:dateTime literal, read off its lexical form.  Hour 24, XSD's end
+    of a day, is the next day's 00:00 (XPath F&O: YEAR of 1999-12-31T24:00:00 is 2000), which its lexical form
+    does not show: refused by name for YEAR … SECONDS (its zone is as written)."""
     def part(c):
         typed, lex, dt = typed_literal(c)
         ok = f"({typed} AND {dt} = '{XSD.dateTime}' AND {lex} RLIKE {_DATE})"
         group = {"YEAR": 1, "MONTH": 2, "DAY": 3, "HOURS": 4, "MINUTES": 5, "SECONDS": 6, "TZ": 8, "TIMEZONE": 8}[name]
         got = f"regexp_extract({lex}, {_DATE}, {group})"
+        if name not in ("TZ", "TIMEZONE"):
+            ok = (f"(CASE WHEN {ok} AND {lex} RLIKE 'T24:' THEN {refuse(f'{name} of a dateTime at hour 24')}"
+                  f" ELSE {ok} END)")
         if name == "SECONDS":
             return _when(ok, f"concat('\"', CAST(CAST({got} AS DECIMAL(38,18)) AS STRING), '\"^^<{XSD.decimal}>')")
         if name == "TZ":
