@@ -258,7 +258,7 @@ class Compiler:
         if name == "LeftJoin":
             left, right = self.pattern(node.p1), self.pattern(node.p2)
             if node.expr is not None and not (isinstance(node.expr, CompValue) and node.expr.name == "TrueFilter"):
-                if fresh_calls(node.expr) != ([], False):  # its pairs are written twice (optional_filtered)
+                if draws_fresh(node.expr):  # its pairs are written twice (optional_filtered)
                     raise Unsupported("RAND, UUID, STRUUID or BNODE in the FILTER of an OPTIONAL")
                 return self.optional_filtered(left, right, node.expr)
             return self.join(left, right, "left")
@@ -682,7 +682,7 @@ class Compiler:
         fills: dict[str, str] = {}
         zero = sql_string(f'"0"^^<{XSD.integer}>')
         for a in node.A:
-            if fresh_calls(a.vars) != ([], False):
+            if draws_fresh(a.vars):
                 raise Unsupported("RAND, UUID, STRUUID or BNODE inside an aggregate")
             res = col_name(a.res)
             kind = a.name
@@ -747,6 +747,11 @@ class Compiler:
 CONSTRUCTS = {"ToMultiSet": "VALUES", "Function": "function calls and casts (e.g. xsd:integer(…))",
               "Minus": "MINUS", "Builtin_EXISTS": "FILTER EXISTS", "Builtin_NOTEXISTS": "FILTER NOT EXISTS",
               "values": "VALUES", "UnaryPlus": "unary +"}
+
+
+def draws_fresh(node) -> bool:
+    """Whether an expression (or a list of them) calls RAND, UUID, STRUUID or BNODE (:func:`fresh_calls`)."""
+    return fresh_calls(node) != ([], False)
 
 
 def fresh_calls(node) -> tuple[list, bool]:
