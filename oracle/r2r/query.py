@@ -159,30 +159,31 @@ def _simple_strings(value):
 
 
 @functools.lru_cache(maxsize=256)
-def _prepared(text: str, alternative_sets: bool = False) -> Query:
+def _prepared(text: str, alternative_sets: bool = False, negated_sets: bool = False) -> Query:
     """rdflib's prepared query for ``text``, its BGPs marked for join ordering, shared by every R2R of that
     text: parsing takes 6–7 ms (pyparsing), and the oracle, the lint and the diagnosis build an R2R per
     (case, stream) again and again.  A prepared query is rdflib's form for reuse: no evaluation changes it,
     and nothing here writes to its algebra but what is done here, once: its ``xsd:string`` constants made simple
     literals (:func:`_simple_strings`), each BGP marked for join ordering (oracle/r2r/joinorder.py) and its
     ``*``, ``+`` and ``?`` paths made sets (oracle/r2r/paths.py), with ``alternative_sets`` its ``p|q`` paths
-    too (Oxigraph's reading, which the ``alternative-path-bag`` rule checks a difference against)."""
+    too (Oxigraph's reading, which the ``alternative-path-bag`` rule checks a difference against), with
+    ``negated_sets`` its negated property sets (the reading :meth:`R2R._determined` checks against)."""
     prepared = prepareQuery(text)
     _simple_strings(prepared.algebra)
     for node in nodes(prepared.algebra):
         if node.name == "BGP":
             node[joinorder.MARK] = True
-            node["triples"] = [(s, paths.as_sets(p, alternative_sets), o) for s, p, o in node.triples]
+            node["triples"] = [(s, paths.as_sets(p, alternative_sets, negated_sets), o) for s, p, o in node.triples]
     return prepared
 
 
-def _path_facts(algebra) -> tuple[frozenset, bool, bool]:
-    """The constants a path of the query may connect to themselves by zero steps, whether a path holds an
-    alternative, and whether rdflib's parse lost the IRI of a negated set's ``^iri`` (oracle/r2r/paths.py): one
-    walk of the algebra for the three."""
+def _path_facts(algebra) -> tuple[frozenset, bool, bool, bool]:
+    """The constants a path of the query may connect to themselves by zero steps; whether a path holds an
+    alternative, a negated property set, or one whose ``^iri`` rdflib's parse lost (oracle/r2r/paths.py): one
+    walk of the algebra for the four."""
     bgps = [n.triples for n in nodes(algebra) if n.name == "BGP"]
     return (frozenset().union(*map(paths.zero_length_ends, bgps)), any(map(paths.alternatives, bgps)),
-            any(map(paths.lost_inverse, bgps)))
+            any(map(paths.negated_sets, bgps)), any(map(paths.lost_inverse, bgps)))
 
 
 class R2R:
@@ -226,7 +227,7 @@ class R2R:
         self.relevant = wanted if _predicates(self.query.algebra, wanted) else None
         # the constant ends of zero-length paths that a window may not hold: one the background data names is
         # in every window, where the zero-length-constant rule cannot apply (a path query loads all static data)
-        ends, alternatives, self.lost_inverse = _path_facts(self.query.algebra)
+        ends, alternatives, self.negated, self.lost_inverse = _path_facts(self.query.algebra)
         zero_ends = ends - {t for s, _, o in stream.static for t in (s, o)} if ends else ends
         # what the declared rules read of the query (oracle/r2r/evaluators.py)
         self.facts = QueryFacts(self.text, frozenset(names & ARITHMETIC), frozenset(zero_ends), self.concat,
@@ -453,10 +454,12 @@ class R2R:
         return replace(sols, rows=tuple(rows), keys=tuple(keys))
 
     def _determined(self, content: tuple[int, int]) -> Solutions | None:
-        """Raise :class:`OpenAnswer` where the query's RAND, NOW, UUID, STRUUID or SAMPLE leaves the window's
-        answer open: a volatile function's value is determined where two evaluations by rdflib give the same
-        answer (a test of its type or range, as the W3C's functions tests write), a SAMPLE's where SAMPLE read
-        as MIN and as MAX do (each group holds one value).  Raise :class:`KnownWrong` for BNODE with an argument.
+        """Raise :class:`OpenAnswer` where the query's RAND, NOW, UUID, STRUUID, SAMPLE or negated property set
+        leaves the window's answer open: a volatile function's value is determined where two evaluations by rdflib
+        give the same answer (a test of its type or range, as the W3C's functions tests write), a SAMPLE's where
+        SAMPLE read as MIN and as MAX do (each group holds one value), a negated set's where one solution per
+        matching triple (rdflib's and Oxigraph's reading) and one per pair do.  Raise :class:`KnownWrong` for
+        BNODE with an argument.
         Give rdflib's answer where that took one (a volatile query: it is not evaluated a third time)."""
         if self.lost_inverse and self.evaluator != "oxigraph":
             raise KnownWrong(
@@ -472,11 +475,19 @@ class R2R:
                 "and solution (W3C functions/bnode01, which both fail); write BNODE() without one, or make an IRI "
                 "(IRI(CONCAT(…))) (oracle/README.md, 'Comparison')")
         checks = []
+        negated = self.negated and not self.lost_inverse  # rdflib cannot read a set that lost a member
+        g = self.graph(content) if self.volatile or negated else None
         if self.volatile:
-            g = self.graph(content)
             checks.append((", ".join(sorted(self.volatile)), "two evaluations give",
                            lambda: (self.evaluate_graph(g), self.evaluate_graph(g)),
                            "keep the function's value out of the solutions, or test only its type or range", True))
+        if negated:
+            checks.append(("a negated property set", "one solution per matching triple and one per pair give",
+                           lambda: (self.evaluate_graph(g),
+                                    self.evaluate_graph(g, query=_prepared(self.text, negated_sets=True))),
+                           "project DISTINCT, or write the set as a triple pattern with a FILTER on its predicate "
+                           "(SPARQL 1.1 §18.5 writes '∃ triple' and does not say how many; w3c/sparql-query#395)",
+                           True))
         if self.sample_bounds:
             checks.append(("SAMPLE", "SAMPLE read as MIN and as MAX give",
                            lambda: tuple(bound.evaluate(content, keep=False) for bound in self.sample_bounds),
