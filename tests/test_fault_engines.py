@@ -398,15 +398,19 @@ def test_filling_a_templates_blank_nodes_once_per_window_fails_the_blank_node_ca
     assert results["edges.construct-labelled-blank-node"].findings == {"shared-blank-node": 2}
 
 
+def _paths_judged(engine) -> dict:
+    """Each case of the paths family, judged for ``engine``: id → result."""
+    paths = [c for c in load_corpus(ROOT / "cases") if c.family == "paths"]
+    return {r.id: r for r in (run_case(c, engine, engine.info(), timeout=60) for c in paths)}
+
+
 def test_a_path_that_gives_a_pair_once_per_walk_fails_the_zero_length_case_and_is_named_a_multiplicity():
     """rdflib's own MulPath (the reference engine's fault until 2026-11-29): ex:a ex:next* ?y over a → b → c → a
     gives ex:a twice in [0, 10), by zero steps and round the cycle.  Only that window of that case can show it:
     the other path cases give each pair once either way."""
     from engines.faults import PathWalksEngine
 
-    engine = PathWalksEngine()
-    paths = [c for c in load_corpus(ROOT / "cases") if c.family == "paths"]
-    results = {r.id: r for r in (run_case(c, engine, engine.info(), timeout=60) for c in paths)}
+    results = _paths_judged(PathWalksEngine())
     assert {i: r.verdict for i, r in results.items()} == {
         "paths.cycle-pairs": "PASS", "paths.zero-length": "FAIL", "paths.subclass-static": "PASS",
         "paths.alternative-bag": "PASS"}
@@ -421,9 +425,7 @@ def test_an_alternative_path_read_as_a_set_fails_the_alternative_case_and_is_nam
     by both sides of an alternative, and [10, 20) reaches c by one side only."""
     from engines.faults import AlternativeSetsEngine
 
-    engine = AlternativeSetsEngine()
-    paths = [c for c in load_corpus(ROOT / "cases") if c.family == "paths"]
-    results = {r.id: r for r in (run_case(c, engine, engine.info(), timeout=60) for c in paths)}
+    results = _paths_judged(AlternativeSetsEngine())
     assert {i: r.verdict for i, r in results.items()} == {
         "paths.cycle-pairs": "PASS", "paths.zero-length": "PASS", "paths.subclass-static": "PASS",
         "paths.alternative-bag": "FAIL"}
