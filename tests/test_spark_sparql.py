@@ -598,3 +598,19 @@ def test_a_small_stream_runs_interpreted_with_the_compiled_paths_answers(engine,
     assert answers(engine, data, query) == interpreted
     assert compiled.getCount() > before
     assert sorted(r["z"] for r in interpreted) == [f'"4.5"^^<{XSD}decimal>', f'"5"^^<{XSD}integer>']
+
+
+def test_date_times_order_by_instant_in_order_by_and_min_max(engine):
+    # a is 2002-04-03T03:00Z, b 2002-04-02T21:00Z, c 2002-04-02T22:00Z: by instant b, c, a (as text c, a, b).
+    # SPARQL 1.1 §15.1 orders literals by <, and a dateTime's < compares instants; MIN and MAX take that order
+    data = (':a :t "2002-04-02T23:00:00-04:00"^^xsd:dateTime . :b :t "2002-04-03T02:00:00+05:00"^^xsd:dateTime . '
+            ':c :t "2002-04-02T22:00:00Z"^^xsd:dateTime .')
+    window = Stream((Element(0, tuple(Graph().parse(data=f"@prefix : <{X}> . @prefix xsd: <{XSD}> . " + data,
+                                                    format="turtle"))),))
+    text = PREFIX + "SELECT ?s { ?s :t ?t } ORDER BY ?t"
+    reports = engine.run(RunRequest("spark-order", window, text, text, WindowSpec(10, 10), "rstream",
+                                    "http://example.org/stream"))
+    assert [n3(row["s"]) for row in reports[0].solutions] == [I("b"), I("c"), I("a")]
+    got = answers(engine, data, "SELECT (MIN(?t) AS ?lo) (MAX(?t) AS ?hi) { ?s :t ?t }")
+    assert got == [{"lo": f'"2002-04-03T02:00:00+05:00"^^<{XSD.dateTime}>',
+                    "hi": f'"2002-04-02T23:00:00-04:00"^^<{XSD.dateTime}>'}]

@@ -46,6 +46,7 @@ from engines.spark.sqlterms import (
     as_bool,
     as_term,
     col_name,
+    date_time_order,
     integer_literal,
     is_var,
     let,
@@ -469,7 +470,8 @@ class Compiler:
 
     def order_by(self, node) -> Relation:
         """Number the solutions of each window in SPARQL order (unbound < blank nodes < IRIs < literals;
-        numbers by value, other terms by their text), ties broken by every column, for determinism."""
+        numbers by value, dateTimes by instant, other terms by their text), ties broken by every column, for
+        determinism."""
         conditions = [(cond.expr, cond.order == "DESC") if isinstance(cond, CompValue) and cond.name == "OrderCondition"
                       else (cond, False) for cond in node.expr]
 
@@ -478,7 +480,7 @@ class Compiler:
             for expr, descending in conditions:
                 term = as_term(self.expr(expr, rel))
                 # each key reads the term several times: a long one (a cast's result) is bound once per key
-                for key in (let(term, term_rank), let(term, number),
+                for key in (let(term, term_rank), let(term, number), let(term, date_time_order),
                             let(term, lambda x: f"coalesce({lexical(x)}, {x})")):
                     keys.append(f"{key} {'DESC NULLS LAST' if descending else 'ASC NULLS FIRST'}")
             keys += [f"{quote(c)} ASC NULLS FIRST" for c in sorted(rel.cols) if c != K]
@@ -710,7 +712,7 @@ class Compiler:
                 term = as_term(self.expr(a.vars, rel))
                 pick = "min_by" if kind == "Aggregate_Min" else "max_by"
                 aggs.append((res, f"{pick}({term}, named_struct('kind', {term_rank(term)}, 'number', {number(term)},"
-                                  f" 'text', coalesce({lexical(term)}, {term})))"))
+                                  f" 'instant', {date_time_order(term)}, 'text', coalesce({lexical(term)}, {term})))"))
             elif kind == "Aggregate_GroupConcat":
                 column = f"__g{len(per_solution)}"
                 per_solution.append((column, as_term(self.expr(a.vars, rel))))

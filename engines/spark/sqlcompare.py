@@ -20,6 +20,7 @@ from engines.spark.sqlterms import (
     Value,
     as_num,
     as_term,
+    instant,
     let,
     literal_lexical,
     refuse,
@@ -75,7 +76,7 @@ def _date_times(sign: str, ta: str, tb: str) -> str:
     (ka, da), (kb, db) = _temporal(ta), _temporal(tb)
     (_, la, _), (_, lb, _) = typed_literal(ta), typed_literal(tb)
     zone = "'(Z|[+-][0-9][0-9]:[0-9][0-9])$'"
-    at_a, at_b = _instant(la), _instant(lb)
+    at_a, at_b = instant(la), instant(lb)
     return (f"WHEN {ka} AND {kb} AND {da} = '{XSD.dateTime}' AND {db} = '{XSD.dateTime}' THEN CASE"
             f" WHEN {at_a} IS NULL OR {at_b} IS NULL THEN {refuse('a date/time form Spark does not read')}"
             f" WHEN ({la} RLIKE {zone}) != ({lb} RLIKE {zone}) AND abs(unix_seconds({at_a}) - unix_seconds({at_b}))"
