@@ -614,3 +614,15 @@ def test_date_times_order_by_instant_in_order_by_and_min_max(engine):
     got = answers(engine, data, "SELECT (MIN(?t) AS ?lo) (MAX(?t) AS ?hi) { ?s :t ?t }")
     assert got == [{"lo": f'"2002-04-03T02:00:00+05:00"^^<{XSD.dateTime}>',
                     "hi": f'"2002-04-02T23:00:00-04:00"^^<{XSD.dateTime}>'}]
+
+
+def test_strings_order_by_their_characters_not_their_escapes(engine):
+    # "a!" < "a\"" < "a#" by code point (0x21, 0x22, 0x23); the N-Triples text writes the quote as \" (a
+    # backslash, 0x5C), which put "a\"" last.  A line break (0x0A) comes before all three
+    data = ':p :v "a!" . :q :v "a\\"" . :r :v "a#" . :s :v "a\\nb" .'
+    window = Stream((Element(0, tuple(Graph().parse(data=f"@prefix : <{X}> . " + data, format="turtle"))),))
+    text = PREFIX + "SELECT ?s { ?s :v ?v } ORDER BY ?v"
+    reports = engine.run(RunRequest("spark-order", window, text, text, WindowSpec(10, 10), "rstream",
+                                    "http://example.org/stream"))
+    assert [n3(row["s"]) for row in reports[0].solutions] == [I("s"), I("p"), I("q"), I("r")]
+    assert answers(engine, data, "SELECT (MAX(?v) AS ?m) { ?s :v ?v }") == [{"m": '"a#"'}]

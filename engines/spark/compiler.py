@@ -481,7 +481,7 @@ class Compiler:
                 term = as_term(self.expr(expr, rel))
                 # each key reads the term several times: a long one (a cast's result) is bound once per key
                 for key in (let(term, term_rank), let(term, number), let(term, date_time_order),
-                            let(term, lambda x: f"coalesce({lexical(x)}, {x})")):
+                            let(term, order_text)):
                     keys.append(f"{key} {'DESC NULLS LAST' if descending else 'ASC NULLS FIRST'}")
             keys += [f"{quote(c)} ASC NULLS FIRST" for c in sorted(rel.cols) if c != K]
             return rel.with_column(RANK, f"row_number() OVER (PARTITION BY {quote(K)} ORDER BY {', '.join(keys)})",
@@ -712,7 +712,7 @@ class Compiler:
                 term = as_term(self.expr(a.vars, rel))
                 pick = "min_by" if kind == "Aggregate_Min" else "max_by"
                 aggs.append((res, f"{pick}({term}, named_struct('kind', {term_rank(term)}, 'number', {number(term)},"
-                                  f" 'instant', {date_time_order(term)}, 'text', coalesce({lexical(term)}, {term})))"))
+                                  f" 'instant', {date_time_order(term)}, 'text', {order_text(term)}))"))
             elif kind == "Aggregate_GroupConcat":
                 column = f"__g{len(per_solution)}"
                 per_solution.append((column, as_term(self.expr(a.vars, rel))))
@@ -852,6 +852,13 @@ def construct(name: str) -> str:
     if name.startswith("Builtin_"):
         return f"the function {name[len('Builtin_'):]}"
     return f"the SPARQL construct {name}"
+
+
+def order_text(term: str) -> str:
+    """SQL: the text ORDER BY and MIN/MAX compare a term by last — a literal's lexical form with its N-Triples
+    escapes undone (``"a\\""`` is a, then a quote: before ``"a#"``, as fn:compare orders code points; its
+    escaped text put a backslash there, after it), an IRI's text, a blank node's label."""
+    return f"coalesce({literal_lexical(term)}, {lexical(term)}, {term})"
 
 
 def term_rank(term: str) -> str:
