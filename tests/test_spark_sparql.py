@@ -189,9 +189,18 @@ def test_exists_inside_a_larger_expression(engine):
         bag([{"s": I("a")}, {"s": I("a")}, {"s": I("b")}])
     assert answers(engine, data, "SELECT ?s { ?s :p ?o FILTER(IF(EXISTS { ?s :p 2 }, ?o = 2, true)) }") == \
         bag([{"s": I("a")}, {"s": I("b")}])
-    # outside a FILTER it stays refused by name; so is a draw in the solutions it tests (written twice)
+    # in a BIND or a SELECT expression too: true, true for a's two, false for b's; after a BIND, the pattern
+    # reads its value: (a,1) n = 2, which a has: false; (a,2) n = 3: true; (b,1) n = 2: true
+    t, f = f'"true"^^<{XSD.boolean}>', f'"false"^^<{XSD.boolean}>'
+    assert answers(engine, data, "SELECT ?s ?e { ?s :p ?o BIND(EXISTS { ?s :p 2 } AS ?e) }") == \
+        bag([{"s": I("a"), "e": t}, {"s": I("a"), "e": t}, {"s": I("b"), "e": f}])
+    assert answers(engine, data, "SELECT ?s ?e { ?s :p ?o BIND(?o + 1 AS ?n) BIND(NOT EXISTS { ?s :p ?n } AS ?e) }") \
+        == bag([{"s": I("a"), "e": f}, {"s": I("a"), "e": t}, {"s": I("b"), "e": t}])
+    with pytest.raises(Unsupported, match=r"EXISTS in a SELECT expression \(rdflib leaves its pattern untranslated"):
+        answers(engine, data, "SELECT ?s (EXISTS { ?s :p 2 } AS ?e) { ?s :p 1 }")
+    # elsewhere (ORDER BY) it stays refused by name; so is a draw in the solutions it tests (written twice)
     with pytest.raises(Unsupported, match="EXISTS"):
-        answers(engine, data, "SELECT ?s ?e { ?s :p ?o BIND(EXISTS { ?s :p 2 } AS ?e) }")
+        answers(engine, data, "SELECT ?s { ?s :p ?o } ORDER BY (EXISTS { ?s :p 2 })")
     with pytest.raises(Unsupported, match="inside a larger expression, over solutions or a pattern holding RAND"):
         answers(engine, data, "SELECT ?s { ?s :p ?o BIND(RAND() AS ?r) FILTER(?r < 2 || EXISTS { ?s :p ?r }) }")
 

@@ -13,9 +13,9 @@ the JVM.
 Supported: BGP, property paths (sequence, alternative, inverse, negated property set; ``*``, ``+`` and ``?`` by
 Spark's recursive CTE, :meth:`Compiler.repeated`),
 FILTER (comparisons, IN, && || !, + - * /, BOUND, REGEX with flags, STR, isIRI/isLiteral, NOW, [NOT] EXISTS
-as a conjunct or inside one, :meth:`Compiler.tested`, and the built-ins and casts of :mod:`engines.spark.sqlfunctions`; RAND, UUID, STRUUID and BNODE
-drawn once per call and solution, :meth:`Compiler.drawn`), OPTIONAL (with a FILTER
-inside too), UNION, MINUS, VALUES, BIND, sub-SELECT, GROUP BY with COUNT/SUM/AVG/MIN/MAX/SAMPLE (DISTINCT too), DISTINCT,
+as a conjunct, or inside one or a BIND: :meth:`Compiler.tested`, and the built-ins and casts of
+:mod:`engines.spark.sqlfunctions`; RAND, UUID, STRUUID and BNODE drawn once per call and solution,
+:meth:`Compiler.drawn`), OPTIONAL (with a FILTER inside too), UNION, MINUS, VALUES, BIND, sub-SELECT, GROUP BY with COUNT/SUM/AVG/MIN/MAX/SAMPLE (DISTINCT too), DISTINCT,
 ORDER BY with LIMIT/OFFSET (per window), projection, ASK, CONSTRUCT, GROUP_CONCAT (of string literals,
 :func:`~engines.spark.sqlfunctions.group_concat`).  Anything else raises
 :class:`~engines.contract.Unsupported` naming the construct, so the engine refuses rather than answers
@@ -281,8 +281,10 @@ class Compiler:
                 node = node.p
 
             def extended(rel: Relation) -> Relation:
-                for step in reversed(chain):
-                    rel = rel.with_column(col_name(step.var), as_term(self.expr(step.expr, rel)), self.alias())
+                for step in reversed(chain):  # an EXISTS reads the solution as the BINDs before it left it
+                    def bound(rel: Relation, step=step) -> Relation:
+                        return rel.with_column(col_name(step.var), as_term(self.expr(step.expr, rel)), self.alias())
+                    rel = self.tested(inner_existence([step.expr]), rel, bound)
                 return rel
             return self.drawn([step.expr for step in chain], self.pattern(node), extended)
         if name == "Project":
@@ -404,6 +406,9 @@ class Compiler:
         ``rel``, that column true where the pattern has a solution — the semi join's solutions and the anti
         join's, each once (an EXISTS inside a larger expression, :meth:`tested`)."""
         word = "FILTER NOT EXISTS" if negated else "FILTER EXISTS"
+        if getattr(graph, "name", None) == "GroupGraphPatternSub":
+            raise Unsupported(f"{word[len('FILTER '):]} in a SELECT expression (rdflib leaves its pattern untranslated "
+                              "there): write it as a BIND")
         inner = self.pattern(graph)
         shared = [c for c in rel.cols if c in inner.cols and c != K]
         if any(c in inner.nullable for c in shared):
@@ -427,8 +432,8 @@ class Compiler:
 
     def tested(self, found: list, rel: Relation, body) -> Relation:
         """``body(rel)``, each [NOT] EXISTS of ``found`` (inside a FILTER's larger expression: ``?a = ?b || NOT
-        EXISTS { … }``) read from a boolean column of its own (:meth:`exists`), added before and dropped
-        after."""
+        EXISTS { … }``; a BIND's or SELECT expression's) read from a boolean column of its own (:meth:`exists`),
+        added before and dropped after."""
         if not found:
             return body(rel)
         outer = self.existing
