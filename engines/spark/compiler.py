@@ -15,9 +15,10 @@ Spark's recursive CTE, :meth:`Compiler.repeated`),
 FILTER (comparisons, IN, && || !, + - * /, BOUND, REGEX with flags, STR, isIRI/isLiteral, NOW, [NOT] EXISTS
 as a conjunct, or inside one or a BIND: :meth:`Compiler.tested`, and the built-ins and casts of
 :mod:`engines.spark.sqlfunctions`; RAND, UUID, STRUUID and BNODE drawn once per call and solution,
-:meth:`Compiler.drawn`), OPTIONAL (with a FILTER inside too), UNION, MINUS, VALUES, BIND, sub-SELECT, GROUP BY with COUNT/SUM/AVG/MIN/MAX/SAMPLE (DISTINCT too), DISTINCT,
-ORDER BY with LIMIT/OFFSET (per window), projection, ASK, CONSTRUCT, GROUP_CONCAT (of string literals,
-:func:`~engines.spark.sqlfunctions.group_concat`).  Anything else raises
+:meth:`Compiler.drawn`), OPTIONAL (with a FILTER inside too), UNION, MINUS, VALUES, BIND, sub-SELECT, GROUP BY
+with COUNT/SUM/AVG/MIN/MAX/SAMPLE (DISTINCT too), DISTINCT, ORDER BY with LIMIT/OFFSET (per window), projection,
+ASK, CONSTRUCT, GROUP_CONCAT (of string literals, :func:`~engines.spark.sqlfunctions.group_concat`).  Anything
+else raises
 :class:`~engines.contract.Unsupported` naming the construct, so the engine refuses rather than answers
 wrongly.  All term handling runs in Spark SQL expressions: no Python UDF.
 """
