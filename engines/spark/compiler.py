@@ -95,7 +95,7 @@ class Compiler:
         # and the column of each solution's seed for BNODE(str)
         self.hoisted: dict[int, tuple] = {}
         self.seed: str | None = None
-        # the boolean columns of the EXISTS inside a FILTER's larger expressions (:meth:`tested`): id -> column
+        # the boolean columns of the EXISTS in a FILTER's larger expressions or a BIND (:meth:`tested`): id -> column
         self.existing: dict[int, str] = {}
         self.now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -433,8 +433,8 @@ class Compiler:
 
     def tested(self, found: list, rel: Relation, body) -> Relation:
         """``body(rel)``, each [NOT] EXISTS of ``found`` (inside a FILTER's larger expression: ``?a = ?b || NOT
-        EXISTS { … }``; a BIND's or SELECT expression's) read from a boolean column of its own (:meth:`exists`),
-        added before and dropped after."""
+        EXISTS { … }``; a BIND's) read from a boolean column of its own (:meth:`exists`), added before and
+        dropped after."""
         if not found:
             return body(rel)
         outer = self.existing
@@ -476,8 +476,8 @@ class Compiler:
 
     def order_by(self, node) -> Relation:
         """Number the solutions of each window in SPARQL order (unbound < blank nodes < IRIs < literals;
-        numbers by value, dateTimes by instant, other terms by their text), ties broken by every column, for
-        determinism."""
+        numbers by value, dateTimes by instant, other literals by their lexical form, IRIs by their text:
+        :func:`order_text`), ties broken by every column, for determinism."""
         conditions = [(cond.expr, cond.order == "DESC") if isinstance(cond, CompValue) and cond.name == "OrderCondition"
                       else (cond, False) for cond in node.expr]
 
