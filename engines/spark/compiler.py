@@ -442,7 +442,7 @@ class Compiler:
         names = []
         try:
             for node in found:
-                names.append(f"__x{next(self._aliases)}")
+                names.append(f"__e{next(self._aliases)}")
                 self.existing[id(node)] = names[-1]
                 rel = self.exists(rel, node.graph, node.name == "Builtin_NOTEXISTS", names[-1])
             out = body(rel)

@@ -55,15 +55,6 @@ def _temporal(c: str) -> tuple[str, str]:
 ORDER_OPEN = "ordering a date/time with a time zone against one without, less than 14 hours apart"
 
 
-def _instant(lexical: str) -> str:
-    """SQL: the instant of an xsd:dateTime's lexical form (null: a form Spark does not read).  XSD 1.0 and 1.1
-    allow ``24:00:00`` (its fraction all zeros) for the end of a day, the next day's 00:00:00 (W3C eq-dateTime:
-    1999-12-31T24:00:00 is 2000-01-01T00:00:00); Spark reads no hour 24, so it is read as 00:00 and a day added."""
-    end_of_day = "'T24:00:00([.]0+)?'"
-    return (f"CASE WHEN {lexical} RLIKE {end_of_day} THEN try_cast(regexp_replace({lexical}, {end_of_day}, 'T00:00:00')"
-            f" AS TIMESTAMP) + INTERVAL 1 DAY ELSE try_cast({lexical} AS TIMESTAMP) END")
-
-
 def _date_times(sign: str, ta: str, tb: str) -> str:
     """The CASE branches for two date/time literals.  Two xsd:dateTime values are compared as instants
     (XPath: a value without a time zone is determinate against one with a zone only when they are more
