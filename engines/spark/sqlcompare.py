@@ -2,10 +2,11 @@
 
 ``=`` compares numbers by value, simple literals (xsd:string ones are simple: :func:`sqlterms.n3`) by
 text and booleans by value; any other pair is RDFterm-equal: the same term is equal, a language-tagged
-literal is the same term whatever the case of its tag, two other literals that are not the same term are
-a type error (null: a FILTER drops it; ``!=`` keeps the error), and an IRI or blank node against anything
-else is unequal.  ``<``, ``>``, ``<=``, ``>=`` order numbers, simple literals (by code point), booleans
-and xsd:dateTime values; any other pair is a type error.  What this engine cannot decide from the data —
+literal is the same term whatever the case of its tag, two literals of two value spaces the operators know
+are unequal (:func:`_family`), two other literals that are not the same term are a type error (null: a
+FILTER drops it; ``!=`` keeps the error), and an IRI or blank node against anything else is unequal.
+``<``, ``>``, ``<=``, ``>=`` order numbers, simple literals (by code point), booleans and xsd:dateTime values;
+any other pair is a type error.  What this engine cannot decide from the data —
 the order of a dateTime with a time zone and one without, other date/time types — it *refuses* at run time
 (:func:`sqlterms.refuse`), never guessing.
 """
@@ -55,6 +56,26 @@ def _temporal(c: str) -> tuple[str, str]:
 ORDER_OPEN = "ordering a date/time with a time zone against one without, less than 14 hours apart"
 
 
+_DATE = sql_string("^-?[0-9]{4,}-[0-9]{2}-[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2})?$")
+
+
+def _family(c: str, number: str, kind: str) -> str:
+    """SQL: which of the value spaces SPARQL's operators know a literal is in — ``n`` a valid number, ``s`` a
+    simple literal (xsd:string ones are written so), ``l`` a language-tagged one, ``b`` a valid boolean, ``d`` a
+    dateTime Spark reads, ``t`` a valid xsd:date — or null (another datatype, an invalid form, no literal).  Two
+    literals in two of them are unequal, and so is a language-tagged one and any other literal: the W3C suite's
+    optional feature KnownTypesDefault2Neq (open-eq-08, -10, -11), which rdflib and Oxigraph implement; without
+    it ``2 = "abc"`` is a type error (RDFterm-equal), and the oracle's answers, which have it, FAILed the engine
+    wherever that reached the answer (``FILTER(?v != "x")`` over numbers)."""
+    if kind == "bool":
+        return "'b'"
+    typed, lex, datatype = typed_literal(c)
+    return (f"CASE WHEN ({number}) IS NOT NULL THEN 'n' WHEN {simple_literal(c)} THEN 's'"
+            f" WHEN {tagged_literal(c)} THEN 'l' WHEN ({_boolean(c)}) IS NOT NULL THEN 'b'"
+            f" WHEN {typed} AND {datatype} = '{XSD.dateTime}' AND ({instant(lex)}) IS NOT NULL THEN 'd'"
+            f" WHEN {typed} AND {datatype} = '{XSD.date}' AND {lex} RLIKE {_DATE} THEN 't' END")
+
+
 def _date_times(sign: str, ta: str, tb: str) -> str:
     """The CASE branches for two date/time literals.  Two xsd:dateTime values are compared as instants
     (XPath: a value without a time zone is determinate against one with a zone only when they are more
@@ -97,10 +118,13 @@ def _terms(op: str, a: Value, b: Value) -> str:
     booleans = f"WHEN ({_boolean(ta)}) IS NOT NULL AND ({_boolean(tb)}) IS NOT NULL THEN ({_boolean(ta)}) {sign} ({_boolean(tb)})"
     temporal = _date_times(sign, ta, tb)
     if sign == "=":
+        fa, fb = _family(ta, na, a.kind), _family(tb, nb, b.kind)
         equal = (f"CASE {numeric} WHEN {simple_literal(ta)} AND {simple_literal(tb)} THEN ({ta}) = ({tb}) {booleans}"
                  f" WHEN ({ta}) = ({tb}) THEN true"
-                 f" WHEN {tagged_literal(ta)} AND {tagged_literal(tb)} THEN CASE WHEN ({la}) = ({lb}) AND {_tag(ta)} = {_tag(tb)}"
-                 f" THEN true END {temporal}"
+                 f" WHEN {tagged_literal(ta)} AND {tagged_literal(tb)} THEN ({la}) = ({lb}) AND {_tag(ta)} = {_tag(tb)}"
+                 f" {temporal} WHEN ({fa}) != ({fb}) THEN false"
+                 f" WHEN startswith({ta}, '\"') AND startswith({tb}, '\"')"
+                 f" AND (coalesce({fa}, '') = 'l') != (coalesce({fb}, '') = 'l') THEN false"
                  f" WHEN startswith({ta}, '\"') AND startswith({tb}, '\"') THEN CAST(NULL AS BOOLEAN)"
                  f" WHEN ({ta}) IS NULL OR ({tb}) IS NULL THEN CAST(NULL AS BOOLEAN) ELSE false END")
         return f"(NOT ({equal}))" if op == "!=" else f"({equal})"
@@ -124,6 +148,9 @@ def _numbers(op: str, a: Value, b: Value) -> Value:
     value = (f"CASE WHEN greatest({x.dtype}, {y.dtype}) <= {DECIMAL} THEN ({x.exact or NO_EXACT}) {sign} "
              f"({y.exact or NO_EXACT}) ELSE ({x.sql}) {sign} ({y.sql}) END")
     other = next((v.sql for v in (a, b) if v.kind == "term"), None)
-    if sign == "=" and other is not None:  # a number is unequal to an IRI or a blank node, not an error
-        value = (f"CASE WHEN ({other}) IS NOT NULL AND NOT startswith({other}, '\"') THEN false ELSE {value} END")
+    if sign == "=" and other is not None:  # a number is unequal to an IRI or a blank node, not an error, and to a
+        # literal of another value space SPARQL's operators know (:func:`_family`)
+        known = _family(other, "CAST(NULL AS DOUBLE)", "term")
+        value = (f"CASE WHEN ({other}) IS NOT NULL AND NOT startswith({other}, '\"') THEN false"
+                 f" WHEN ({known}) IS NOT NULL THEN false ELSE {value} END")
     return Value("bool", f"(NOT ({value}))" if op == "!=" else f"({value})")
