@@ -406,3 +406,36 @@ def test_a_negated_property_set_whose_pair_two_triples_reach_leaves_the_answer_o
         assert local(R2R(query, stream, evaluator).evaluate((2, 4)), "o") == ["c"]
         distinct = R2R(query.replace("SELECT", "SELECT DISTINCT"), stream, evaluator)
         assert local(distinct.evaluate((0, 4)), "o") == ["b", "c"]
+
+
+def test_an_order_sparql_leaves_undefined_is_not_judged_as_an_order():
+    from rdflib import Literal as L
+
+    from oracle.r2r.query import OpenAnswer
+    from oracle.r2r.solutions import same
+
+    # SPARQL 1.1 §15.1 orders numbers among numbers and strings among strings, not a number against a string
+    # (its own examples: "a" and "1"^^xsd:integer): rdflib and Oxigraph put 10 first, an engine may put "a" first.
+    # Without LIMIT the window is compared as a bag; with one, which rows it keeps is open.  Numbers alone
+    # are still an order: 2 before 10
+    mixed = triple_stream((1, "a", "v", num(10)), (2, "b", "v", L("a")), (3, "c", "v", num(2)))
+    query = "SELECT ?s ?o WHERE { ?s <http://ex.org/v> ?o } ORDER BY ?o"
+    for evaluator in ("rdflib", "oxigraph", "both"):
+        r2r = R2R(query, mixed, evaluator)
+        expected = r2r.evaluate((0, 3))
+        strings_first = [{"s": iri("b"), "o": L("a")}, {"s": iri("c"), "o": num(2)}, {"s": iri("a"), "o": num(10)}]
+        assert same(expected, r2r.solutions(strings_first, True))
+        assert not same(expected, r2r.solutions(strings_first[:2], True))  # still the whole bag
+        with pytest.raises(OpenAnswer, match=r"SPARQL 1\.1 §15\.1 does not order \?o's values"):
+            R2R(query + " LIMIT 1", mixed, evaluator).evaluate((0, 3))
+    # an earlier ORDER BY variable that orders every pair leaves nothing to the later one: still an order
+    by_subject = R2R(query.replace("ORDER BY ?o", "ORDER BY ?s ?o"), mixed, "both")
+    expected = by_subject.evaluate((0, 3))
+    assert expected.ordered and [r["s"] for r in expected.rows] == [iri("a"), iri("b"), iri("c")]
+    assert not same(expected, by_subject.solutions(strings_first, True))
+    numbers_only = triple_stream((1, "a", "v", num(10)), (2, "c", "v", num(2)))
+    r2r = R2R(query, numbers_only, "both")
+    expected = r2r.evaluate((0, 2))
+    assert expected.ordered
+    assert not same(expected, r2r.solutions([{"s": iri("a"), "o": num(10)}, {"s": iri("c"), "o": num(2)}], True))
+    assert same(expected, r2r.solutions([{"s": iri("c"), "o": num(2)}, {"s": iri("a"), "o": num(10)}], True))

@@ -264,11 +264,30 @@ class R2R:
         return self._pooled(sols, full)
 
     def _pooled(self, sols: Solutions, full: Solutions) -> Solutions:
-        """``sols`` with the pool of tied rows taken from ``full``, the answer without LIMIT/OFFSET."""
+        """``sols`` with the pool of tied rows taken from ``full``, the answer without LIMIT/OFFSET.  Where SPARQL
+        leaves the order of two of its values undefined (:meth:`Solutions.undefined_order`), the evaluators'
+        own order is no answer's: without LIMIT/OFFSET the window is compared as a bag, with one it is open
+        (which solutions it keeps depends on that order)."""
+        undefined = full.undefined_order(self.order_vars)
+        if undefined is not None:
+            v, a, b = undefined
+            if self.unsliced is not None and not self._slice_keeps_all_or_none(len(full)):
+                raise OpenAnswer(
+                    f"ORDER BY leaves the answer open: SPARQL 1.1 §15.1 does not order ?{v}'s values "
+                    f"{show_solution({v: a}, precise=True)} and {show_solution({v: b}, precise=True)}, so which "
+                    "solutions LIMIT/OFFSET keeps is any engine's choice; order by values of one kind (numbers, "
+                    "strings, dateTimes) or by STR(…) (oracle/README.md, 'Comparison')")
+            return sols.unordered()
         pool: dict = {}
         for group, key in zip(full.sort_keys(self.order_vars), full.keys):
             pool.setdefault(group, Counter())[key] += 1
         return replace(sols, order_vars=self.order_vars, pool=pool)
+
+    def _slice_keeps_all_or_none(self, n: int) -> bool:
+        """Whether the query's LIMIT/OFFSET keeps all ``n`` solutions or none, whatever their order."""
+        top = self.query.algebra.p
+        start, length = top.start or 0, top.length
+        return length == 0 or start >= n or (start == 0 and (length is None or length >= n))
 
     def triples(self, content: tuple[int, int]) -> list:
         """The static data plus the elements in ``content``, restricted to the relevant predicates."""

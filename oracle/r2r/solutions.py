@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from oracle.r2r.terms import solution_keys, term_key
+from rdflib import BNode, URIRef
+
+from oracle.r2r.terms import order_family, solution_keys, term_key
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,31 @@ class Solutions:
                 rows.append(row)
                 keys.append(key)
         return Solutions(tuple(rows), tuple(keys), self.ordered, self.order_vars, self.pool, self.concat)
+
+    def undefined_order(self, order_vars: tuple[str, ...]) -> tuple | None:
+        """(variable, value, value): two values of an ORDER BY variable, in solutions its earlier variables tie,
+        whose order SPARQL 1.1 §15.1 leaves undefined (two literals of two families, two blank nodes, two
+        language-tagged literals…: :func:`terms.order_family`); None where every pair the order compares is
+        ordered (by kind: unbound < blank nodes < IRIs < literals, or by ``<``)."""
+        tied = [list(self.rows)]  # the solutions each earlier variable's values tie
+        for v in order_vars:
+            for rows in tied:
+                seen: dict = {}  # the family of each kind ordered only among itself: literals, blank nodes
+                for row in rows:
+                    term = row.get(v)
+                    if term is None or isinstance(term, URIRef):
+                        continue
+                    family = order_family(term)
+                    other = seen.setdefault("bnode" if isinstance(term, BNode) else "literal", (family, term))
+                    if other[0] != family:
+                        return v, other[1], term
+            groups: dict = {}
+            for rows in tied:
+                for row in rows:
+                    key = (id(rows), term_key(row[v]) if row.get(v) is not None else None)
+                    groups.setdefault(key, []).append(row)
+            tied = list(groups.values())
+        return None
 
     def sort_keys(self, order_vars: tuple[str, ...]) -> list[tuple]:
         return [tuple(term_key(row[v]) if row.get(v) is not None else None for v in order_vars) for row in self.rows]

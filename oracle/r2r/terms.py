@@ -67,6 +67,20 @@ def _number(value: Any, floating: bool) -> Any:
     return Decimal(f"{f:.12g}")
 
 
+def order_family(term: Any):
+    """Which terms SPARQL 1.1 §15.1 orders ``term`` against: ``"iri"``, ``"str"``, ``"num"``, ``"bool"`` or
+    ``"dateTime"`` (``<`` orders each among themselves, and unbound < blank nodes < IRIs < literals); any other
+    term its own family (``("only", key)``): blank nodes among themselves, language-tagged literals ("a"@en and
+    "b"@en, the specification's own example), literals of other or unknown datatypes and ill-typed ones are in no
+    defined order."""
+    key = term_key(term)
+    if key[0] in ("iri", "str", "num", "bool"):
+        return key[0]
+    if key[0] == "typed" and key[1] == str(XSD.dateTime):
+        return "dateTime"
+    return ("only", key)
+
+
 def term_key(term: Any) -> tuple:
     """A hashable key equal for terms that SPARQL result comparison treats as equal."""
     if isinstance(term, URIRef):
