@@ -358,11 +358,14 @@ def as_num(v: Value) -> str:
 
 
 def as_bool(v: Value) -> str:
+    """SQL: the effective boolean value of ``v``.  A term's is read some 15 times (its kind, datatype, lexical
+    form): bound once if long, as :func:`let` says (``FILTER(xsd:decimal(true))`` was 673 KB of SQL, and Spark's
+    parser ran out of memory on texts like it)."""
     if v.kind == "bool":
         return v.sql
     if v.kind == "num":
         return truthy(v.sql)
-    return effective_boolean_value(v.sql)
+    return let(v.sql, effective_boolean_value)
 
 
 def effective_boolean_value(c: str) -> str:
