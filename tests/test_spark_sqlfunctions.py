@@ -37,6 +37,10 @@ def test_datatype_and_lang_of_each_kind_of_term(engine):
     assert one(engine, "DATATYPE(?v)", "e") is None  # an IRI has no datatype: an error
     assert one(engine, "LANG(?v)", "a") == '"fr"' and one(engine, "LANG(?v)", "b") == '""'
     assert one(engine, 'LANGMATCHES(LANG(?v), "FR")', "a") == f'"true"^^<{XSD.boolean}>'
+    # its arguments are simple literals: a number, a boolean or a tagged literal is a type error (it read their
+    # lexical forms, and LANGMATCHES(true, "*") was true)
+    assert one(engine, 'LANGMATCHES(?v, "*")', "c") is None and one(engine, 'LANGMATCHES(true, "*")', "c") is None
+    assert one(engine, 'LANGMATCHES(?v, "*")', "a") is None and one(engine, 'LANGMATCHES(LANG(?v), ?v)', "a") is None
 
 
 def test_string_functions_keep_the_language_tag_and_refuse_non_strings(engine):
