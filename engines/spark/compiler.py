@@ -40,6 +40,7 @@ from engines.spark.reporter import template_of
 from engines.spark.sqlcompare import compare
 from engines.spark.sqlnumbers import arithmetic, constant, negate, numeric, summands, total
 from engines.spark.sqlterms import (
+    INLINE,
     NULL_TERM,
     NUMERIC,
     Relation,
@@ -482,16 +483,24 @@ class Compiler:
                       else (cond, False) for cond in node.expr]
 
         def ranked(rel: Relation) -> Relation:
-            keys = []
+            keys, computed, cols = [], [], rel.cols
             for expr, descending in conditions:
                 term = as_term(self.expr(expr, rel))
-                # each key reads the term several times: a long one (a cast's result) is bound once per key
+                if len(term) > INLINE:  # a long term (a cast's result), read by four keys: a column of its own
+                    computed.append(f"__o{next(self._aliases)}")
+                    rel = rel.with_column(computed[-1], term, self.alias())
+                    term = quote(computed[-1])
+                # each key reads the term several times: bound once per key (a short term is written out)
                 for key in (let(term, term_rank), let(term, number), let(term, date_time_order),
                             let(term, order_text)):
                     keys.append(f"{key} {'DESC NULLS LAST' if descending else 'ASC NULLS FIRST'}")
-            keys += [f"{quote(c)} ASC NULLS FIRST" for c in sorted(rel.cols) if c != K]
-            return rel.with_column(RANK, f"row_number() OVER (PARTITION BY {quote(K)} ORDER BY {', '.join(keys)})",
-                                   self.alias())
+            keys += [f"{quote(c)} ASC NULLS FIRST" for c in sorted(cols) if c != K]
+            rel = rel.with_column(RANK, f"row_number() OVER (PARTITION BY {quote(K)} ORDER BY {', '.join(keys)})",
+                                  self.alias())
+            if not computed:
+                return rel
+            kept = [c for c in rel.cols if c not in computed]
+            return rel.keeping(f"SELECT {rel.select_list(kept)} FROM ({rel.sql}) {self.alias()}", kept)
         return self.drawn([expr for expr, _ in conditions], self.pattern(node.p), ranked)
 
     def join(self, a: Relation, b: Relation, how: str, build: str = "right") -> Relation:
