@@ -56,7 +56,7 @@ def _temporal(c: str) -> tuple[str, str]:
 ORDER_OPEN = "ordering a date/time with a time zone against one without, less than 14 hours apart"
 
 
-_DATE = sql_string("^-?[0-9]{4,}-[0-9]{2}-[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2})?$")
+_XSD_DATE = sql_string("^-?[0-9]{4,}-[0-9]{2}-[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2})?$")
 
 
 def _family(c: str, number: str, kind: str) -> str:
@@ -64,16 +64,16 @@ def _family(c: str, number: str, kind: str) -> str:
     simple literal (xsd:string ones are written so), ``l`` a language-tagged one, ``b`` a valid boolean, ``d`` a
     dateTime Spark reads, ``t`` a valid xsd:date — or null (another datatype, an invalid form, no literal).  Two
     literals in two of them are unequal, and so is a language-tagged one and any other literal: the W3C suite's
-    optional feature KnownTypesDefault2Neq (open-eq-08, -10, -11), which rdflib and Oxigraph implement; without
-    it ``2 = "abc"`` is a type error (RDFterm-equal), and the oracle's answers, which have it, FAILed the engine
-    wherever that reached the answer (``FILTER(?v != "x")`` over numbers)."""
+    optional feature KnownTypesDefault2Neq (open-eq-08, -10, -11, -12), which rdflib and Oxigraph implement;
+    without it ``2 = "abc"`` is a type error (RDFterm-equal), and the oracle's answers, which have it, FAILed the
+    engine wherever that reached the answer (``FILTER(?v != "x")`` over numbers)."""
     if kind == "bool":
         return "'b'"
     typed, lex, datatype = typed_literal(c)
     return (f"CASE WHEN ({number}) IS NOT NULL THEN 'n' WHEN {simple_literal(c)} THEN 's'"
             f" WHEN {tagged_literal(c)} THEN 'l' WHEN ({_boolean(c)}) IS NOT NULL THEN 'b'"
             f" WHEN {typed} AND {datatype} = '{XSD.dateTime}' AND ({instant(lex)}) IS NOT NULL THEN 'd'"
-            f" WHEN {typed} AND {datatype} = '{XSD.date}' AND {lex} RLIKE {_DATE} THEN 't' END")
+            f" WHEN {typed} AND {datatype} = '{XSD.date}' AND {lex} RLIKE {_XSD_DATE} THEN 't' END")
 
 
 def _date_times(sign: str, ta: str, tb: str) -> str:
