@@ -118,14 +118,14 @@ def _terms(op: str, a: Value, b: Value) -> str:
     booleans = f"WHEN ({_boolean(ta)}) IS NOT NULL AND ({_boolean(tb)}) IS NOT NULL THEN ({_boolean(ta)}) {sign} ({_boolean(tb)})"
     temporal = _date_times(sign, ta, tb)
     if sign == "=":
-        fa, fb = _family(ta, na, a.kind), _family(tb, nb, b.kind)
+        literals = f"startswith({ta}, '\"') AND startswith({tb}, '\"')"
+        unlike = let(_family(ta, na, a.kind), lambda fa: let(_family(tb, nb, b.kind), lambda fb: (
+            f"(({fa}) != ({fb}) OR ({literals} AND (coalesce({fa}, '') = 'l') != (coalesce({fb}, '') = 'l')))")))
         equal = (f"CASE {numeric} WHEN {simple_literal(ta)} AND {simple_literal(tb)} THEN ({ta}) = ({tb}) {booleans}"
                  f" WHEN ({ta}) = ({tb}) THEN true"
                  f" WHEN {tagged_literal(ta)} AND {tagged_literal(tb)} THEN ({la}) = ({lb}) AND {_tag(ta)} = {_tag(tb)}"
-                 f" {temporal} WHEN ({fa}) != ({fb}) THEN false"
-                 f" WHEN startswith({ta}, '\"') AND startswith({tb}, '\"')"
-                 f" AND (coalesce({fa}, '') = 'l') != (coalesce({fb}, '') = 'l') THEN false"
-                 f" WHEN startswith({ta}, '\"') AND startswith({tb}, '\"') THEN CAST(NULL AS BOOLEAN)"
+                 f" {temporal} WHEN {unlike} THEN false"
+                 f" WHEN {literals} THEN CAST(NULL AS BOOLEAN)"
                  f" WHEN ({ta}) IS NULL OR ({tb}) IS NULL THEN CAST(NULL AS BOOLEAN) ELSE false END")
         return f"(NOT ({equal}))" if op == "!=" else f"({equal})"
     # ordering: simple literals by their lexical forms (an escape in one would order by its escaped text:
