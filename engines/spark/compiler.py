@@ -113,7 +113,9 @@ class Compiler:
                 typed = constant(e)
                 if typed is not None:
                     return typed
-            return Value("term", sql_string(n3(e)))
+            kind = ("iri" if isinstance(e, URIRef) else "tagged" if e.language else
+                    "simple" if e.datatype in (None, XSD.string) else None)
+            return Value("term", sql_string(n3(e)), const=kind)
         if not isinstance(e, CompValue):
             raise Unsupported(f"expression {e!r}")
         name = e.name

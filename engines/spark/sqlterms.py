@@ -173,6 +173,7 @@ class Value:
     exact: str | None = None
     text: str | None = None
     whole: str | None = None
+    const: str | None = None  # a constant of the query: "iri", "simple" or "tagged" (a comparison's shortcut)
 
 
 @dataclass
