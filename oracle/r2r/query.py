@@ -21,7 +21,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.sparql import Query
 
 from oracle.model import Stream, triple_count
-from oracle.r2r import evaluators, joinorder, paths
+from oracle.r2r import evaluators, extremes, joinorder, paths
 from oracle.r2r.algebra import nodes
 from oracle.r2r.concat import concatenated
 from oracle.r2r.evaluators import (
@@ -38,7 +38,7 @@ from oracle.r2r.evaluators import (
 )
 from oracle.r2r.held import HeldStream
 from oracle.r2r.solutions import Solutions, agree, same
-from oracle.r2r.terms import show_solution
+from oracle.r2r.terms import show_solution, show_term
 
 #: a trial window's solutions (``evaluate(keep=False)``) are remembered, the oldest forgotten first, while all
 #: remembered trials hold at most this many solutions: gracious mode scores the same trial borders again in
@@ -164,7 +164,8 @@ def _simple_strings(value):
 
 
 @functools.lru_cache(maxsize=256)
-def _prepared(text: str, alternative_sets: bool = False, negated_sets: bool = False) -> Query:
+def _prepared(text: str, alternative_sets: bool = False, negated_sets: bool = False, extremes_read: str = "Noted"
+              ) -> Query:
     """rdflib's prepared query for ``text``, its BGPs marked for join ordering, shared by every R2R of that
     text: parsing takes 6–7 ms (pyparsing), and the oracle, the lint and the diagnosis build an R2R per
     (case, stream) again and again.  A prepared query is rdflib's form for reuse: no evaluation changes it,
@@ -172,13 +173,15 @@ def _prepared(text: str, alternative_sets: bool = False, negated_sets: bool = Fa
     literals (:func:`_simple_strings`), each BGP marked for join ordering (oracle/r2r/joinorder.py) and its
     ``*``, ``+`` and ``?`` paths made sets (oracle/r2r/paths.py), with ``alternative_sets`` its ``p|q`` paths
     too (Oxigraph's reading, which the ``alternative-path-bag`` rule checks a difference against), with
-    ``negated_sets`` its negated property sets (the reading :meth:`R2R._determined` checks against)."""
+    ``negated_sets`` its negated property sets (the reading :meth:`R2R._determined` checks against); its MIN and
+    MAX are ``extremes_read``'s (oracle/r2r/extremes.py: "Noted", rdflib's pick noting an open one, or "Other")."""
     prepared = prepareQuery(text)
     _simple_strings(prepared.algebra)
     for node in nodes(prepared.algebra):
         if node.name == "BGP":
             node[joinorder.MARK] = True
             node["triples"] = [(s, paths.as_sets(p, alternative_sets, negated_sets), o) for s, p, o in node.triples]
+    extremes.mark(nodes(prepared.algebra), extremes_read)
     return prepared
 
 
@@ -346,7 +349,7 @@ class R2R:
     def _evaluated(self, content: tuple[int, int], rdflib: Solutions | None = None) -> Solutions:
         """The window's answer by the R2R's evaluator(s); ``rdflib``: rdflib's answer, if already evaluated."""
         if self.evaluator == "rdflib":
-            return rdflib if rdflib is not None else self.evaluate_graph(self.graph(content))
+            return rdflib if rdflib is not None else self.evaluate_graph(self.graph(content), content=content)
         oxigraph = self.evaluate_oxigraph(content)
         if self.evaluator == "oxigraph":
             return oxigraph
@@ -361,7 +364,7 @@ class R2R:
                 return doubled
         triples = self.triples(content)
         if rdflib is None:
-            rdflib = self.evaluate_graph(_graph(triples))
+            rdflib = self.evaluate_graph(_graph(triples), content=content)
         if not agree(rdflib, oxigraph):
             rule = declared_rule(rdflib, oxigraph, self.facts, triples,
                                  rdflib_over=lambda merged: self.evaluate_graph(_graph(merged)),
@@ -426,19 +429,28 @@ class R2R:
             return "with no element"
         return f"of elements {lo}..{hi - 1} (t = {self.stream.elements[lo].t}..{self.stream.elements[hi - 1].t})"
 
-    def evaluate_graph(self, g: Graph, init: dict | None = None, query: Query | None = None) -> Solutions:
+    def evaluate_graph(self, g: Graph, init: dict | None = None, query: Query | None = None,
+                       content: tuple[int, int] | None = None) -> Solutions:
         """rdflib's answer over ``g``: of the R2R's query, or of ``query``, a form of it (:func:`_prepared`).
+        With ``content`` (the window's, for the message) a MIN or MAX whose pick SPARQL leaves open is checked
+        (:meth:`_picked`).
         Where rdflib itself fails (it raises on SUM over a string, where SPARQL leaves the group's sum unbound;
         on a NaN under CEIL; on ORDER BY over some decimals), :class:`EvaluatorFailure` says so: before, its
         exception went through the harness as a Python traceback (a differential fuzz met 7 in 150 queries)."""
         try:
-            result = g.query(query or self.query, initBindings=init or {})
-            if self.form == "AskQuery":
-                return Solutions.of([{"ask": Literal(bool(result.askAnswer))}])
-            if self.form == "ConstructQuery":
-                return Solutions.of([{"s": s, "p": p, "o": o} for s, p, o in result.graph])
-            sols = self.solutions(_rows(result, self.grouped), self.ordered)
-            return self._with_pool(sols, g, init) if self.order_vars else sols
+            with extremes.open_picks() as picks:  # rdflib evaluates as the rows are read
+                result = g.query(query or self.query, initBindings=init or {})
+                if self.form == "AskQuery":
+                    sols = Solutions.of([{"ask": Literal(bool(result.askAnswer))}])
+                elif self.form == "ConstructQuery":
+                    sols = Solutions.of([{"s": s, "p": p, "o": o} for s, p, o in result.graph])
+                else:
+                    sols = self.solutions(_rows(result, self.grouped), self.ordered)
+                    sols = self._with_pool(sols, g, init) if self.order_vars else sols
+            if picks and content is not None and query is None:
+                self._picked(content, sols, picks, lambda: self.evaluate_graph(
+                    g, init, _prepared(self.text, extremes_read="Other")))
+            return sols
         except EvaluatorDisagreement:
             raise
         except Exception as exc:  # noqa: BLE001 - rdflib's own failure, whatever it raises
@@ -514,11 +526,11 @@ class R2R:
         g = self.graph(content) if self.volatile or negated else None
         if self.volatile:
             checks.append((", ".join(sorted(self.volatile)), "two evaluations give",
-                           lambda: (self.evaluate_graph(g), self.evaluate_graph(g)),
+                           lambda: (self.evaluate_graph(g, content=content), self.evaluate_graph(g)),
                            "keep the function's value out of the solutions, or test only its type or range", True))
         if negated:
             checks.append(("a negated property set", "one solution per matching triple and one per pair give",
-                           lambda: (self.evaluate_graph(g),
+                           lambda: (self.evaluate_graph(g, content=content),
                                     self.evaluate_graph(g, query=_prepared(self.text, negated_sets=True))),
                            "project DISTINCT, or write the set as a triple pattern with a FILTER on its predicate "
                            "(SPARQL 1.1 §18.5 writes '∃ triple' and does not say how many; w3c/sparql-query#395)",
@@ -540,6 +552,22 @@ class R2R:
             if the_query:
                 answered = one
         return answered
+
+    def _picked(self, content: tuple[int, int], sols: Solutions, picks: list, other) -> None:
+        """Raise :class:`OpenAnswer` where a MIN or MAX over values SPARQL does not order (``picks``: a number
+        and a string, say; oracle/r2r/extremes.py) reaches the window's answer: where ``other()``, the answer
+        with the extreme of another of the values' order families, is not ``sols``, rdflib's."""
+        alternative = other()
+        if agree(sols, alternative):
+            return
+        aggregate, values = picks[0]
+        shown = ["; ".join(sorted(show_solution(r, precise=True) for r in x.rows)[:6]) for x in (sols, alternative)]
+        raise OpenAnswer(
+            f"{aggregate} leaves the answer open on the window {self._span(content)}: SPARQL 1.1 orders no two of "
+            f"{', '.join(show_term(v, precise=True) for v in values[:3])} (§15.1: a number and a string, "
+            f"two blank nodes, two language-tagged literals are in no defined order), so {aggregate} may pick either, and rdflib's pick "
+            f"and another give [{shown[0]}] and [{shown[1]}]; the oracle compares values whole; compare values of "
+            "one kind (FILTER(isNumeric(?v)), or a DATATYPE test) (oracle/README.md, 'Comparison')")
 
     def _remember_trial(self, content: tuple[int, int], sols: Solutions) -> None:
         """Keep a trial's solutions as the newest, forgetting the oldest past :data:`TRIAL_SOLUTIONS`

@@ -1,0 +1,141 @@
+"""MIN and MAX where SPARQL leaves the pick open.
+
+SPARQL 1.1 §18.5.1.5–6 take MIN and MAX in ORDER BY's order, and §15.1 orders literals only by ``<``: a number
+against a string, two language-tagged literals, two blank nodes are in no defined order.  So MIN over
+{10, "x"} may be either, and rdflib and Oxigraph each pick one (a differential fuzz of the Spark engine, which
+picks the other, found it: seed 7).  The oracle evaluates MIN and MAX with :class:`Noted` accumulators, rdflib's
+own pick plus a note of every group whose extreme candidates fall in two or more of §15.1's order families; for
+a window with such a note, it evaluates the query again with :class:`Other`, which picks the extreme of another
+family, and where the two answers differ the window's answer is open (``R2R._picked``).
+
+The accumulators are registered in rdflib's ``Aggregator.accumulator_classes`` under names of their own
+(``Aggregate_Min_Noted`` …), used only by the algebra :func:`mark` renames: rdflib's own MIN and MAX, which the
+reference engine runs, are untouched.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from rdflib import BNode, URIRef
+from rdflib.plugins.sparql.aggregates import Aggregator, Extremum, _eval, _val
+from rdflib.plugins.sparql.sparql import NotBoundError, SPARQLTypeError
+
+from oracle.r2r.terms import order_family
+
+_noted = threading.local()  # the open picks of the evaluation running on this thread
+
+
+def _family(term) -> object:
+    """The order family of a term among MIN/MAX's candidates: blank nodes (each its own), IRIs, or a literal's
+    (:func:`oracle.r2r.terms.order_family`: a string for a family, a tuple for a term in no order with any
+    other)."""
+    if isinstance(term, BNode):
+        return ("bnode", str(term))
+    if isinstance(term, URIRef):
+        return "iri"
+    return order_family(term)
+
+
+def _rank(term) -> int:
+    """SPARQL's order of kinds, as rdflib's ``_val``: blank nodes < IRIs < literals."""
+    return _val(term)[0]
+
+
+class _Collecting(Extremum):
+    """rdflib's MIN or MAX (the same update, so the same pick), keeping the order families of the candidates of
+    each kind, with a value of each (:meth:`_keep`)."""
+
+    maximum = False
+
+    def __init__(self, aggregation):
+        super().__init__(aggregation)
+        self.seen: dict[int, dict] = {}  # kind's rank -> family -> a value
+        self._last: tuple = (None, None)  # the last value's (signature, family): most values share both
+
+    def compare(self, val1, val2):
+        return max(val1, val2, key=_val) if self.maximum else min(val1, val2, key=_val)
+
+    def update(self, row, aggregator) -> None:
+        try:
+            value = _eval(self.expr, row)
+        except (NotBoundError, SPARQLTypeError):  # skipped, as rdflib's Extremum does
+            return
+        signature = (type(value), getattr(value, "datatype", None), getattr(value, "language", None),
+                     getattr(value, "ill_typed", None))
+        family = self._last[1] if signature == self._last[0] else _family(value)
+        self._last = (signature, family) if isinstance(family, str) else (None, None)  # a tuple: this value's own
+        self._keep(self.seen.setdefault(_val(value)[0], {}), family, value)
+        self.value = value if self.value is None else self.compare(self.value, value)
+
+    def _keep(self, families: dict, family, value) -> None:
+        families.setdefault(family, value)
+
+    def candidates(self) -> dict:
+        """The values kept of the extreme kind, by family."""
+        if not self.seen:
+            return {}
+        return self.seen[max(self.seen) if self.maximum else min(self.seen)]
+
+
+class Noted(_Collecting):
+    """rdflib's pick, noting a group whose candidates hold two families (:class:`open_picks`)."""
+
+    def set_value(self, bindings) -> None:
+        super().set_value(bindings)
+        families = self.candidates()
+        if len(families) > 1:
+            picks = getattr(_noted, "picks", None)
+            if picks is not None:
+                picks.append(("MAX" if self.maximum else "MIN", tuple(families.values())))
+
+
+class Other(_Collecting):
+    """The extreme of another family than rdflib's pick, where the candidates hold two or more: a pick SPARQL
+    allows too (the families are in no order, so any of them may hold the least value)."""
+
+    def _keep(self, families: dict, family, value) -> None:  # each family's own extreme
+        kept = families.get(family)
+        families[family] = value if kept is None else self.compare(kept, value)
+
+    def set_value(self, bindings) -> None:
+        families = self.candidates()
+        if len(families) > 1 and self.value is not None:
+            picked = _family(self.value)
+            self.value = families[sorted((f for f in families if f != picked), key=repr)[0]]
+        super().set_value(bindings)
+
+
+def _classes() -> dict:
+    made = {}
+    for name, maximum in (("Aggregate_Min", False), ("Aggregate_Max", True)):
+        for base in (Noted, Other):
+            made[f"{name}_{base.__name__}"] = type(f"{base.__name__}{name[10:]}", (base,), {"maximum": maximum})
+    return made
+
+
+Aggregator.accumulator_classes.update(_classes())
+
+
+def mark(nodes, reading: str) -> bool:
+    """Rename every MIN and MAX among ``nodes`` (an algebra's) to this module's ``reading`` ("Noted" or
+    "Other"); whether there was one."""
+    found = False
+    for node in nodes:
+        if node.name in ("Aggregate_Min", "Aggregate_Max"):
+            node.name = f"{node.name}_{reading}"
+            found = True
+    return found
+
+
+class open_picks:
+    """Within it, the picks the :class:`Noted` accumulators found open on this thread, as (aggregate, one value
+    of each family) — a context manager around one evaluation."""
+
+    def __enter__(self) -> list:
+        self.outer = getattr(_noted, "picks", None)
+        _noted.picks = []
+        return _noted.picks
+
+    def __exit__(self, *exc) -> None:
+        _noted.picks = self.outer
