@@ -564,10 +564,10 @@ class R2R:
         shown = ["; ".join(sorted(show_solution(r, precise=True) for r in x.rows)[:6]) for x in (sols, alternative)]
         raise OpenAnswer(
             f"{aggregate} leaves the answer open on the window {self._span(content)}: SPARQL 1.1 orders no two of "
-            f"{', '.join(show_term(v, precise=True) for v in values[:3])} (§15.1: a number and a string, "
-            f"two blank nodes, two language-tagged literals are in no defined order), so {aggregate} may pick either, and rdflib's pick "
-            f"and another give [{shown[0]}] and [{shown[1]}]; the oracle compares values whole; compare values of "
-            "one kind (FILTER(isNumeric(?v)), or a DATATYPE test) (oracle/README.md, 'Comparison')")
+            f"{', '.join(show_term(v, precise=True) for v in values[:3])} (§15.1: a number and a string, two "
+            f"blank nodes, two language-tagged literals are in no defined order), so {aggregate} may pick either, and "
+            f"rdflib's pick and another give [{shown[0]}] and [{shown[1]}]; the oracle compares values whole; compare "
+            "values of one kind (FILTER(isNumeric(?v)), or a DATATYPE test) (oracle/README.md, 'Comparison')")
 
     def _remember_trial(self, content: tuple[int, int], sols: Solutions) -> None:
         """Keep a trial's solutions as the newest, forgetting the oldest past :data:`TRIAL_SOLUTIONS`
