@@ -409,10 +409,11 @@ class Compiler:
         itself (a FILTER inside on an outer variable): else refused.  With ``column``: every solution of
         ``rel``, that column true where the pattern has a solution — the semi join's solutions and the anti
         join's, each once (an EXISTS inside a larger expression, :meth:`tested`)."""
-        word = "FILTER NOT EXISTS" if negated else "FILTER EXISTS"
+        bare = "NOT EXISTS" if negated else "EXISTS"
+        word = bare if column is not None else f"FILTER {bare}"  # a BIND's or an expression's is no FILTER's
         if getattr(graph, "name", None) == "GroupGraphPatternSub":
-            raise Unsupported(f"{word[len('FILTER '):]} in a SELECT expression (rdflib leaves its pattern untranslated "
-                              "there): write it as a BIND")
+            raise Unsupported(f"{bare} in a SELECT expression (rdflib leaves its pattern untranslated there): write "
+                              "it as a BIND")
         inner = self.pattern(graph)
         shared = [c for c in rel.cols if c in inner.cols and c != K]
         if any(c in inner.nullable for c in shared):
