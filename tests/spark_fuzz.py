@@ -30,7 +30,8 @@ VALUES = ['1', '2', '-3', '2.5', '"1.0e0"^^xsd:double', '"01"^^xsd:integer', '"a
           '"a\\"b"', '"x\\ny"', 'true', 'false', '"2002-04-02T23:00:00Z"^^xsd:dateTime',
           '"2002-04-02T23:00:00-04:00"^^xsd:dateTime', '"2002-04-03T01:00:00"^^xsd:dateTime', ':i', ':j',
           '"abc"^^xsd:string', '"10"^^xsd:decimal', '"NaN"^^xsd:double', '""', '"1.50"^^xsd:decimal',
-          '"-0"^^xsd:integer', '"4"^^xsd:float', '"zz"^^:dt', '"3"^^xsd:int', '"é"', '"ABC"@fr']
+          '"-0"^^xsd:integer', '"4"^^xsd:float', '"zz"^^:dt', '"3"^^xsd:int', '"é"', '"ABC"@fr',
+          ':s1', ':s3', '_:b1']  # subjects too, for paths (stop 67)
 CONSTS = ['1', '2', '2.5', '"a"', '"a"@en', '"1.0e0"^^xsd:double', 'true', ':i', '"B"', '0',
           '"2002-04-03T01:00:00Z"^^xsd:dateTime', '""', '-1']
 
@@ -83,8 +84,39 @@ def expr(r, vars_, depth=0):
     return f"({a} IN ({term(r, vars_)}, {term(r, vars_)}))"
 
 
+PATHS = [':p/:q', ':p|:q', '^:p', ':p*', ':p+', ':p?', '!:p', '!(:p|^:q)', '(:p|:q)/:q', ':q/^:q']
+MORE = ['REPLACE(STR({a}), "a", "b")', 'REGEX(STR({a}), "^a", "i")', 'STRDT(STR({a}), xsd:integer)',
+        'STRLANG(STR({a}), "en")', 'ENCODE_FOR_URI(STR({a}))', 'MD5(STR({a}))', 'SECONDS({a})', 'TIMEZONE({a})',
+        'xsd:dateTime({a})', 'IRI(CONCAT("http://x/", STR({a})))', 'isBlank({a})', 'STRUUID() != STR({a})']
+
+
 def rand_query(r):
-    k = r.randint(0, 6)
+    """A random query; shapes 7 and up (stop 67) reach paths, MINUS, VALUES, sub-selects, HAVING, EXISTS and
+    more functions, which seeds 1 and 3 (shapes 0–6 only) never did."""
+    k = r.randint(0, 14)
+    if k == 7:
+        return f"SELECT ?s ?o {{ ?s {r.choice(PATHS)} ?o }}", False
+    if k == 8:
+        return f"SELECT ?s ?o {{ ?s :p ?o MINUS {{ ?s :q {term(r, ['?o'])} }} }}", False
+    if k == 9:
+        rows = " ".join(f"({r.choice(CONSTS)} {r.choice(['UNDEF', *CONSTS])})" for _ in range(r.randint(1, 3)))
+        return f"SELECT ?s ?o ?x {{ ?s :p ?o VALUES (?o ?x) {{ {rows} }} }}", False
+    if k == 10:
+        order = r.choice(['?o', 'DESC(?s)', '?s ?o'])
+        return (f"SELECT ?s ?n {{ {{ SELECT ?s (COUNT(*) AS ?n) {{ ?s :p ?o }} GROUP BY ?s ORDER BY ?s LIMIT 2 }} "
+                f"?s :{r.choice('pq')} ?o }} ORDER BY {order}", True)
+    if k == 11:
+        agg = r.choice(['COUNT(?o)', 'SUM(?o)', 'MIN(?o)', 'AVG(?o)', 'COUNT(DISTINCT ?o)'])
+        return (f"SELECT ?s (COUNT(*) AS ?n) {{ ?s :p ?o }} GROUP BY ?s HAVING({agg} {r.choice(['>', '<', '='])} "
+                f"{r.choice(CONSTS)})", False)
+    if k == 12:
+        neg = r.choice(['', 'NOT '])
+        return f"SELECT ?s ?o {{ ?s :p ?o FILTER {neg}EXISTS {{ ?s :q {term(r, ['?o', '?x'])} }} }}", False
+    if k == 13:
+        return f"SELECT ?s ?v {{ ?s :p ?o BIND({r.choice(MORE).format(a=term(r, ['?o']))} AS ?v) }}", False
+    if k == 14:
+        key = r.choice(['STR(?o)', 'DATATYPE(?o)', 'LANG(?o)', 'isIRI(?o)'])
+        return f"SELECT ?g (COUNT(?o) AS ?n) {{ ?s :p ?o }} GROUP BY ({key} AS ?g)", False
     if k == 0:
         return f"SELECT ?s ?o {{ ?s :p ?o FILTER({expr(r, ['?o', '?s'])}) }}", False
     if k == 1:
