@@ -321,7 +321,8 @@ def test_a_volatile_querys_window_is_built_and_evaluated_only_for_the_check(monk
     built, evaluated = [], []
     real_graph, real_evaluate = query_module._graph, R2R.evaluate_graph
     monkeypatch.setattr(query_module, "_graph", lambda triples: built.append(1) or real_graph(triples))
-    monkeypatch.setattr(R2R, "evaluate_graph", lambda self, g, init=None: evaluated.append(1) or real_evaluate(self, g))
+    monkeypatch.setattr(R2R, "evaluate_graph",
+                        lambda self, g, init=None, **kw: evaluated.append(1) or real_evaluate(self, g, **kw))
     for evaluator in ("rdflib", "both"):
         built.clear()
         evaluated.clear()

@@ -202,7 +202,10 @@ class R2R:
     same and the graphs are smaller.  Queries with variable predicates or property paths load everything.
     """
 
-    def __init__(self, query: str, stream: Stream, evaluator: str = "auto", executor=None):
+    def __init__(self, query: str, stream: Stream, evaluator: str = "auto", executor=None, picks: bool = True):
+        """``picks``: check that each MIN and MAX pick is determined (:meth:`_picked`); SAMPLE's bounds, MIN
+        and MAX standing in for it, do not (SAMPLE's own check says what is open)."""
+        self.picks = picks
         if evaluator not in EVALUATORS:
             raise QueryError(f"unknown oracle evaluator {evaluator!r}: use {', '.join(EVALUATORS)}")
         self.evaluator = evaluator
@@ -249,7 +252,7 @@ class R2R:
         self.disagreements: Counter = Counter()  # declared rule → windows where rdflib and Oxigraph differ by it
         # SAMPLE's value is any of its group's: a window's answer is determined where SAMPLE read as MIN and
         # as MAX give the same (each group holds one value); elsewhere the oracle stops (:meth:`_determined`)
-        self.sample_bounds = tuple(R2R(SAMPLE_CALL.sub(f"{bound}(", query), stream, "rdflib")
+        self.sample_bounds = tuple(R2R(SAMPLE_CALL.sub(f"{bound}(", query), stream, "rdflib", picks=False)
                                    for bound in ("MIN", "MAX")) if SAMPLE_CALL.search(query) else ()
         self.volatile = {m.upper() for m in VOLATILE_CALL.findall(query)}
         # a walk only for a query that calls BNODE (names: every node's name, already walked for)
@@ -447,7 +450,7 @@ class R2R:
                 else:
                     sols = self.solutions(_rows(result, self.grouped), self.ordered)
                     sols = self._with_pool(sols, g, init) if self.order_vars else sols
-            if picks and content is not None and query is None:
+            if picks and content is not None and query is None and self.picks:
                 self._picked(content, sols, picks, lambda: self.evaluate_graph(
                     g, init, _prepared(self.text, extremes_read="Other")))
             return sols
