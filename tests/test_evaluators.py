@@ -484,3 +484,31 @@ def test_min_or_max_over_values_sparql_does_not_order_leaves_the_answer_open():
     tagged = triple_stream((1, "a", "v", L("a", lang="en")), (2, "b", "v", L("b", lang="en")))
     with pytest.raises(OpenAnswer, match=r'MAX leaves .*"a"@en, "b"@en'):  # §15.1's own example
         R2R(query.replace("MIN", "MAX"), tagged, "both").evaluate((0, 2))
+
+
+def test_an_order_by_what_is_not_projected_leaves_tied_rows_in_any_order():
+    from rdflib import Literal as L
+
+    from oracle.r2r.query import OpenAnswer
+    from oracle.r2r.solutions import same
+
+    # a and b tie on ?o (1), c comes first (0).  SELECT ?s … ORDER BY ?o: c, then a and b in either order (SPARQL
+    # 1.1 §15.1 leaves tied solutions' order open); with DESC and LIMIT 1, a or b.  The oracle compared such an
+    # answer as one exact sequence (its keys are not projected), so the other order FAILed (a differential fuzz
+    # of the Spark engine found it), and rdflib and Oxigraph, ordering the tie apart, stopped on a disagreement
+    stream = triple_stream((1, "a", "v", num(1)), (2, "b", "v", num(1)), (3, "c", "v", num(0)))
+    query = "SELECT ?s WHERE { ?s <http://ex.org/v> ?o } ORDER BY "
+    for evaluator in ("rdflib", "oxigraph", "both", "auto"):
+        def right(text, names):
+            r2r = R2R(query + text, stream, evaluator)
+            return same(r2r.evaluate((0, 3)), r2r.solutions([{"s": iri(n)} for n in names], True))
+        assert right("?o", "cab") and right("?o", "cba") and not right("?o", "abc") and not right("?o", "ca")
+        assert right("DESC(?o) LIMIT 1", "a") and right("DESC(?o) LIMIT 1", "b") and not right("DESC(?o) LIMIT 1", "c")
+        assert right("DESC(?o) OFFSET 2", "c") and not right("DESC(?o) OFFSET 2", "a")
+        assert right("STR(?s)", "abc") and not right("STR(?s)", "bac")  # an expression key: no tie
+        # a number against a string is in no defined order: a bag, and open under a slice that keeps some
+        mixed = triple_stream((1, "a", "v", num(1)), (2, "b", "v", L("x")))
+        r2r = R2R(query + "?o", mixed, evaluator)
+        assert same(r2r.evaluate((0, 2)), r2r.solutions([{"s": iri("b")}, {"s": iri("a")}], True))
+        with pytest.raises(OpenAnswer, match=r"does not order the values of ORDER BY's key 1, .*1.* and \"x\""):
+            R2R(query + "?o LIMIT 1", mixed, evaluator).evaluate((0, 2))

@@ -112,6 +112,31 @@ def _order_vars(algebra: CompValue) -> tuple[str, ...] | None:
     return None
 
 
+def _keyed(query: Query) -> tuple[Query, tuple[str, ...]] | None:
+    """For a query that orders by something it does not project (``SELECT ?s … ORDER BY ?o``, or an
+    expression): the query without its LIMIT/OFFSET, each ORDER BY condition's value projected too as
+    ``__key0``, ``__key1`` …, and those names; None for another shape (a DISTINCT, which projects first)."""
+    top = query.algebra
+    node = top.p
+    if isinstance(node, CompValue) and node.name == "Slice":
+        node = node.p
+    if not (isinstance(node, CompValue) and node.name == "Project" and isinstance(node.p, CompValue)
+            and node.p.name == "OrderBy"):
+        return None
+    order = node.p
+    inner, names = order.p, []
+    for i, cond in enumerate(order.expr):
+        expr = cond.expr if isinstance(cond, CompValue) and cond.name == "OrderCondition" else cond
+        names.append(f"__key{i}")
+        inner = CompValue("Extend", p=inner, expr=expr, var=Variable(names[-1]))
+    keyed_order = CompValue("OrderBy", p=inner, expr=order.expr)
+    project = CompValue("Project", p=keyed_order, PV=list(node.PV) + [Variable(n) for n in names])
+    algebra = CompValue(top.name, **{k: v for k, v in top.items()})
+    algebra["p"] = project
+    algebra["PV"] = project.PV
+    return Query(query.prologue, algebra), tuple(names)
+
+
 ARITHMETIC = {"AdditiveExpression", "MultiplicativeExpression", "Aggregate_Avg", "Aggregate_Sum"}
 
 
@@ -229,6 +254,8 @@ class R2R:
         # was half the time of building an R2R, which a lint does hundreds of times
         self.concat = concatenated(self.query.algebra) if "Aggregate_GroupConcat" in names else {}
         self.unsliced = self._unsliced() if self.order_vars else None
+        # ORDER BY on what the query does not project: the sort keys come from this form of it (:meth:`_keyed_pool`)
+        self.keyed = _keyed(self.query) if self.ordered and not self.order_vars and not self.distinct else None
         self._cache: dict[tuple[int, int], Solutions] = {}
         self._solutions: dict = {}  # each distinct cached solution once (:meth:`_shared`)
         self._trials: OrderedDict[tuple[int, int], Solutions] = OrderedDict()  # see TRIAL_SOLUTIONS
@@ -268,6 +295,28 @@ class R2R:
         algebra["p"] = top.p.p
         return Query(self.query.prologue, algebra)
 
+    def _keyed_pool(self, sols: Solutions, g: Graph, init: dict | None = None) -> Solutions:
+        """``sols`` (ordered by keys it does not project) with each row's tie group and each group's bag, from
+        the keyed form of the query over ``g`` (:func:`_keyed`): SPARQL leaves the order of tied rows open, and
+        which of them a LIMIT keeps, as for projected keys (:meth:`_pooled`).  Before, such an answer was
+        compared as one exact sequence: ``SELECT ?s … ORDER BY ?o`` over two solutions of one ?o FAILed the
+        engine that gave them in the other order (a differential fuzz of the Spark engine found it)."""
+        keyed, names = self.keyed
+        full = _rows(g.query(keyed, initBindings=init or {}), self.grouped)
+        if not self._check_order(Solutions.of(full), names, len(full)):
+            return sols.unordered()
+        projected = self.solutions([{v: t for v, t in row.items() if v not in names} for row in full])
+        places, pool, last = [], {}, object()
+        for group, key in zip(Solutions.of(full).sort_keys(names), projected.keys):
+            if group != last:
+                last = group
+                pool[len(pool)] = Counter()
+            places.append(len(pool) - 1)
+            pool[len(pool) - 1][key] += 1
+        top = self.query.algebra.p
+        start = (top.start or 0) if top.name == "Slice" else 0
+        return replace(sols, pool=pool, places=tuple(places[start:start + len(sols)]))
+
     def _with_pool(self, sols: Solutions, g: Graph, init: dict | None) -> Solutions:
         full = sols
         if self.unsliced is not None:
@@ -279,20 +328,31 @@ class R2R:
         leaves the order of two of its values undefined (:meth:`Solutions.undefined_order`), the evaluators'
         own order is no answer's: without LIMIT/OFFSET the window is compared as a bag, with one it is open
         (which solutions it keeps depends on that order)."""
-        undefined = full.undefined_order(self.order_vars)
-        if undefined is not None:
-            v, a, b = undefined
-            if self.unsliced is not None and not self._slice_keeps_all_or_none(len(full)):
-                raise OpenAnswer(
-                    f"ORDER BY leaves the answer open: SPARQL 1.1 §15.1 does not order ?{v}'s values "
-                    f"{show_solution({v: a}, precise=True)} and {show_solution({v: b}, precise=True)}, so which "
-                    "solutions LIMIT/OFFSET keeps is any engine's choice; order by values of one kind (numbers, "
-                    "strings, dateTimes) or by STR(…) (oracle/README.md, 'Comparison')")
+        if not self._check_order(full, self.order_vars, len(full)):
             return sols.unordered()
         pool: dict = {}
         for group, key in zip(full.sort_keys(self.order_vars), full.keys):
             pool.setdefault(group, Counter())[key] += 1
         return replace(sols, order_vars=self.order_vars, pool=pool)
+
+    def _check_order(self, full: Solutions, names: tuple[str, ...], n: int) -> bool:
+        """Whether SPARQL orders every pair of ``full``'s sort keys (``names``) that the order compares; where it
+        does not (:meth:`Solutions.undefined_order`), the evaluators' own order is no answer's: without
+        LIMIT/OFFSET the window is compared as a bag (False), with one it is open (which solutions it keeps
+        depends on that order) unless the slice keeps all ``n`` or none."""
+        undefined = full.undefined_order(names)
+        if undefined is None:
+            return True
+        v, a, b = undefined
+        if self.query.algebra.p.name == "Slice" and not self._slice_keeps_all_or_none(n):
+            shown = (f"?{v}'s values {show_solution({v: a}, precise=True)} and {show_solution({v: b}, precise=True)}"
+                     if not v.startswith("__key") else f"the values of ORDER BY's key {int(v[5:]) + 1}, "
+                     f"{show_term(a, precise=True)} and {show_term(b, precise=True)}")
+            raise OpenAnswer(
+                f"ORDER BY leaves the answer open: SPARQL 1.1 §15.1 does not order {shown}, so which solutions "
+                "LIMIT/OFFSET keeps is any engine's choice; order by values of one kind (numbers, strings, dateTimes) "
+                "or by STR(…) (oracle/README.md, 'Comparison')")
+        return False
 
     def _slice_keeps_all_or_none(self, n: int) -> bool:
         """Whether the query's LIMIT/OFFSET keeps all ``n`` solutions or none, whatever their order."""
@@ -318,7 +378,8 @@ class R2R:
         ``doubles``, over the stream with every xsd:float literal read as xsd:double."""
         prefetched = self._prefetched.get(content) if not doubles else None
         raw = prefetched or self.oxigraph.answer(self.held_stream(doubles).store(content), self.form)
-        return self.from_answer(raw)
+        sols = self.from_answer(raw)
+        return self._keyed_pool(sols, self.graph(content)) if self.keyed else sols
 
     def held_stream(self, doubles: bool = False):
         """The stream held for Oxigraph (oracle/r2r/held.py), made on first use."""
@@ -450,6 +511,7 @@ class R2R:
                 else:
                     sols = self.solutions(_rows(result, self.grouped), self.ordered)
                     sols = self._with_pool(sols, g, init) if self.order_vars else sols
+                    sols = self._keyed_pool(sols, g, init) if self.keyed else sols
             if picks and content is not None and query is None and self.picks:
                 self._picked(content, sols, picks, lambda: self.evaluate_graph(
                     g, init, _prepared(self.text, extremes_read="Other")))

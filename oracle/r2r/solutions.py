@@ -20,6 +20,10 @@ class Solutions:
     LIMIT/OFFSET: SPARQL leaves the order of tied rows open, and which tied rows a LIMIT keeps, so an
     engine's sequence is right when its sort keys run in the same sequence and each tie group holds
     rows the pool has (:func:`same`).
+
+    Under ORDER BY on anything else (a variable it does not project, an expression), ``places`` gives each
+    row's tie group (its run of equal sort keys in the answer without LIMIT/OFFSET) and ``pool`` maps each
+    group to its bag of rows: an engine's sequence is right when each run of places holds rows the pool has.
     """
 
     rows: tuple[dict, ...]
@@ -28,6 +32,7 @@ class Solutions:
     order_vars: tuple[str, ...] | None = None
     pool: dict | None = None
     concat: tuple[tuple[str, str], ...] = ()  # (variable, separator): GROUP_CONCAT values, oracle/r2r/concat.py
+    places: tuple[int, ...] | None = None  # each row's tie group, where the sort keys are not projected
 
     @classmethod
     def of(cls, rows, ordered: bool = False, concat=()) -> "Solutions":
@@ -52,7 +57,8 @@ class Solutions:
                 seen.add(key)
                 rows.append(row)
                 keys.append(key)
-        return Solutions(tuple(rows), tuple(keys), self.ordered, self.order_vars, self.pool, self.concat)
+        return Solutions(tuple(rows), tuple(keys), self.ordered, self.order_vars, self.pool, self.concat,
+                         None if self.places is None or len(rows) != len(self.rows) else self.places)
 
     def undefined_order(self, order_vars: tuple[str, ...]) -> tuple | None:
         """(variable, value, value): two values of an ORDER BY variable, in solutions its earlier variables tie,
@@ -88,6 +94,13 @@ def same(expected: Solutions, actual: Solutions) -> bool:
     up to the order of tied rows and the choice of tied rows at a LIMIT border."""
     if not expected.ordered:
         return Counter(expected.keys) == Counter(actual.keys)
+    if expected.places is not None and expected.pool is not None:
+        if len(expected.keys) != len(actual.keys):
+            return False
+        taken: dict = {}
+        for place, key in zip(expected.places, actual.keys):
+            taken.setdefault(place, Counter())[key] += 1
+        return all(not (bag - expected.pool.get(place, Counter())) for place, bag in taken.items())
     if expected.order_vars is None or expected.pool is None:
         return list(expected.keys) == list(actual.keys)
     if len(expected.keys) != len(actual.keys):
