@@ -37,11 +37,6 @@ def _family(term) -> object:
     return order_family(term)
 
 
-def _rank(term) -> int:
-    """SPARQL's order of kinds, as rdflib's ``_val``: blank nodes < IRIs < literals."""
-    return _val(term)[0]
-
-
 class _Collecting(Extremum):
     """rdflib's MIN or MAX (the same update, so the same pick), keeping the order families of the candidates of
     each kind, with a value of each (:meth:`_keep`)."""
@@ -61,11 +56,13 @@ class _Collecting(Extremum):
             value = _eval(self.expr, row)
         except (NotBoundError, SPARQLTypeError):  # skipped, as rdflib's Extremum does
             return
-        signature = (type(value), getattr(value, "datatype", None), getattr(value, "language", None),
-                     getattr(value, "ill_typed", None))
-        family = self._last[1] if signature == self._last[0] else _family(value)
-        self._last = (signature, family) if isinstance(family, str) else (None, None)  # a tuple: this value's own
-        self._keep(self.seen.setdefault(_val(value)[0], {}), family, value)
+        rank = _val(value)  # None: no term (rdflib's Expr hands back an error as a value), rdflib's to handle
+        if rank is not None:
+            signature = (type(value), getattr(value, "datatype", None), getattr(value, "language", None),
+                         getattr(value, "ill_typed", None))
+            family = self._last[1] if signature == self._last[0] else _family(value)
+            self._last = (signature, family) if isinstance(family, str) else (None, None)  # a tuple: its own
+            self._keep(self.seen.setdefault(rank[0], {}), family, value)
         self.value = value if self.value is None else self.compare(self.value, value)
 
     def _keep(self, families: dict, family, value) -> None:
