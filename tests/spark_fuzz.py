@@ -157,8 +157,10 @@ def main(seed: int, n: int):
         try:
             r2r = R2R(text, stream, "both")
             expected = r2r.evaluate((0, 1))
-        except EvaluatorDisagreement:
+        except EvaluatorDisagreement as exc:  # counted by kind: an open answer, a disagreement, rdflib raising
             stats["oracle-open"] += 1
+            kind = f"  {type(exc).__name__}"
+            stats[kind] = stats.get(kind, 0) + 1
             continue
         except Exception as exc:
             stats["oracle-error"] += 1
