@@ -506,6 +506,18 @@ def test_an_order_by_what_is_not_projected_leaves_tied_rows_in_any_order():
         assert right("DESC(?o) LIMIT 1", "a") and right("DESC(?o) LIMIT 1", "b") and not right("DESC(?o) LIMIT 1", "c")
         assert right("DESC(?o) OFFSET 2", "c") and not right("DESC(?o) OFFSET 2", "a")
         assert right("STR(?s)", "abc") and not right("STR(?s)", "bac")  # an expression key: no tie
+        # DISTINCT comes after ORDER BY and the projection: each ?s keeps its first solution's place.  With d at
+        # 3 and a also at 5: c, then a and b (both first at 1) in either order, then d; by DESC(?o): a (5), d, b, c
+        more = triple_stream((1, "a", "v", num(1)), (2, "b", "v", num(1)), (3, "c", "v", num(0)),
+                             (4, "d", "v", num(3)), (5, "a", "v", num(5)))
+        distinct = "SELECT DISTINCT ?s WHERE { ?s <http://ex.org/v> ?o } ORDER BY "
+
+        def right_distinct(text, names):
+            r2r = R2R(distinct + text, more, evaluator)
+            return same(r2r.evaluate((0, 5)), r2r.solutions([{"s": iri(n)} for n in names], True))
+        assert right_distinct("?o", "cabd") and right_distinct("?o", "cbad") and not right_distinct("?o", "cadb")
+        assert right_distinct("DESC(?o)", "adbc") and not right_distinct("DESC(?o)", "dabc")
+        assert right_distinct("?o LIMIT 2", "ca") and right_distinct("?o LIMIT 2", "cb")
         # a number against a string is in no defined order: a bag, and open under a slice that keeps some
         mixed = triple_stream((1, "a", "v", num(1)), (2, "b", "v", L("x")))
         r2r = R2R(query + "?o", mixed, evaluator)

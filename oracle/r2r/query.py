@@ -112,13 +112,16 @@ def _order_vars(algebra: CompValue) -> tuple[str, ...] | None:
     return None
 
 
-def _keyed(query: Query) -> tuple[Query, tuple[str, ...]] | None:
+def _keyed(query: Query) -> tuple[Query, tuple[str, ...], bool] | None:
     """For a query that orders by something it does not project (``SELECT ?s … ORDER BY ?o``, or an
-    expression): the query without its LIMIT/OFFSET, each ORDER BY condition's value projected too as
-    ``__key0``, ``__key1`` …, and those names; None for another shape (a DISTINCT, which projects first)."""
+    expression): the query without its LIMIT/OFFSET and DISTINCT, each ORDER BY condition's value projected too
+    as ``__key0``, ``__key1`` …; those names; whether it had DISTINCT.  None for another shape (REDUCED)."""
     top = query.algebra
     node = top.p
     if isinstance(node, CompValue) and node.name == "Slice":
+        node = node.p
+    distinct = isinstance(node, CompValue) and node.name == "Distinct"
+    if distinct:
         node = node.p
     if not (isinstance(node, CompValue) and node.name == "Project" and isinstance(node.p, CompValue)
             and node.p.name == "OrderBy"):
@@ -134,7 +137,7 @@ def _keyed(query: Query) -> tuple[Query, tuple[str, ...]] | None:
     algebra = CompValue(top.name, **{k: v for k, v in top.items()})
     algebra["p"] = project
     algebra["PV"] = project.PV
-    return Query(query.prologue, algebra), tuple(names)
+    return Query(query.prologue, algebra), tuple(names), distinct
 
 
 ARITHMETIC = {"AdditiveExpression", "MultiplicativeExpression", "Aggregate_Avg", "Aggregate_Sum"}
@@ -255,7 +258,7 @@ class R2R:
         self.concat = concatenated(self.query.algebra) if "Aggregate_GroupConcat" in names else {}
         self.unsliced = self._unsliced() if self.order_vars else None
         # ORDER BY on what the query does not project: the sort keys come from this form of it (:meth:`_keyed_pool`)
-        self.keyed = _keyed(self.query) if self.ordered and not self.order_vars and not self.distinct else None
+        self.keyed = _keyed(self.query) if self.ordered and not self.order_vars else None
         self._cache: dict[tuple[int, int], Solutions] = {}
         self._solutions: dict = {}  # each distinct cached solution once (:meth:`_shared`)
         self._trials: OrderedDict[tuple[int, int], Solutions] = OrderedDict()  # see TRIAL_SOLUTIONS
@@ -300,22 +303,29 @@ class R2R:
         the keyed form of the query over ``g`` (:func:`_keyed`): SPARQL leaves the order of tied rows open, and
         which of them a LIMIT keeps, as for projected keys (:meth:`_pooled`).  Before, such an answer was
         compared as one exact sequence: ``SELECT ?s … ORDER BY ?o`` over two solutions of one ?o FAILed the
-        engine that gave them in the other order (a differential fuzz of the Spark engine found it)."""
-        keyed, names = self.keyed
+        engine that gave them in the other order (a differential fuzz of the Spark engine found it).  Under
+        DISTINCT each row keeps its first solution's place (DISTINCT comes after ORDER BY and the projection)."""
+        keyed, names, distinct = self.keyed
         full = _rows(g.query(keyed, initBindings=init or {}), self.grouped)
-        if not self._check_order(Solutions.of(full), names, len(full)):
+        projected = [{v: t for v, t in row.items() if v not in names} for row in full]
+        runs, run, last = [], -1, object()  # each solution's run of equal sort keys
+        for group in Solutions.of(full).sort_keys(names):
+            run, last = (run + 1, group) if group != last else (run, last)
+            runs.append(run)
+        if distinct:  # the first of each row, as rdflib's DISTINCT tells terms apart
+            seen: set = set()
+            firsts = [i for i, row in enumerate(projected)
+                      if not (tuple(sorted(row.items())) in seen or seen.add(tuple(sorted(row.items()))))]
+            projected, runs = [projected[i] for i in firsts], [runs[i] for i in firsts]
+        if not self._check_order(Solutions.of(full), names, len(projected)):
             return sols.unordered()
-        projected = self.solutions([{v: t for v, t in row.items() if v not in names} for row in full])
-        places, pool, last = [], {}, object()
-        for group, key in zip(Solutions.of(full).sort_keys(names), projected.keys):
-            if group != last:
-                last = group
-                pool[len(pool)] = Counter()
-            places.append(len(pool) - 1)
-            pool[len(pool) - 1][key] += 1
+        pool: dict = {}
+        for place, key in zip(runs, self.solutions(projected).keys):
+            pool.setdefault(place, Counter())[key] += 1
         top = self.query.algebra.p
         start = (top.start or 0) if top.name == "Slice" else 0
-        return replace(sols, pool=pool, places=tuple(places[start:start + len(sols)]))
+        places = tuple(runs[start:start + len(sols)])
+        return replace(sols, pool=pool, places=places) if len(places) == len(sols) else sols
 
     def _with_pool(self, sols: Solutions, g: Graph, init: dict | None) -> Solutions:
         full = sols
