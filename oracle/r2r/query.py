@@ -306,18 +306,23 @@ class R2R:
         engine that gave them in the other order (a differential fuzz of the Spark engine found it).  Under
         DISTINCT each row keeps its first solution's place (DISTINCT comes after ORDER BY and the projection)."""
         keyed, names, distinct = self.keyed
-        full = _rows(g.query(keyed, initBindings=init or {}), self.grouped)
-        projected = [{v: t for v, t in row.items() if v not in names} for row in full]
+        full = Solutions.of(_rows(g.query(keyed, initBindings=init or {}), self.grouped))
+        projected = [{v: t for v, t in row.items() if v not in names} for row in full.rows]
         runs, run, last = [], -1, object()  # each solution's run of equal sort keys
-        for group in Solutions.of(full).sort_keys(names):
-            run, last = (run + 1, group) if group != last else (run, last)
+        for group in full.sort_keys(names):
+            if group != last:
+                run, last = run + 1, group
             runs.append(run)
-        if distinct:  # the first of each row, as rdflib's DISTINCT tells terms apart
+        if distinct:  # the first solution of each row, rows told apart by their terms as rdflib's DISTINCT does
             seen: set = set()
-            firsts = [i for i, row in enumerate(projected)
-                      if not (tuple(sorted(row.items())) in seen or seen.add(tuple(sorted(row.items()))))]
+            firsts = []
+            for i, row in enumerate(projected):
+                terms = tuple(sorted(row.items()))
+                if terms not in seen:
+                    seen.add(terms)
+                    firsts.append(i)
             projected, runs = [projected[i] for i in firsts], [runs[i] for i in firsts]
-        if not self._check_order(Solutions.of(full), names, len(projected)):
+        if not self._check_order(full, names, len(projected)):
             return sols.unordered()
         pool: dict = {}
         for place, key in zip(runs, self.solutions(projected).keys):
