@@ -244,12 +244,15 @@ def _only_absent_ends(rdflib_sols, oxigraph_sols, triples, zero_ends: frozenset)
 
 
 def _only_merged_literals(rdflib_sols, oxigraph_sols, triples, rdflib_over) -> bool:
-    """Whether the two answers differ only by Oxigraph's merging of distinct literals with one value:
-    rdflib over the window with every literal in Oxigraph's form gives Oxigraph's answer."""
+    """Whether the two answers differ only by Oxigraph's keeping literals by value: rdflib over the window with
+    every literal in Oxigraph's form gives Oxigraph's answer.  Two distinct literals merged (COUNT(DISTINCT …)
+    over "01" and "1"), or one rewritten where the query reads its form or matches it against a constant
+    (STR("01"^^xsd:integer) is "1" in Oxigraph; ``MINUS { ?s :q 0 }`` removes a "-0"^^xsd:integer solution there:
+    a differential fuzz met both, and the oracle stopped on them; stop 67)."""
     literals = _literals(triples)
     forms = oxigraph_forms(literals)
-    if not _merges(literals, forms):
-        return False  # no two literals merged: the rule cannot explain anything
+    if not forms:
+        return False  # no literal rewritten: the rule cannot explain anything
     merged = [(s, p, forms.get(o, o)) for s, p, o in triples]
     again = rdflib_over(merged)
     return agree(again, oxigraph_sols)
