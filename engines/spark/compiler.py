@@ -385,10 +385,13 @@ class Compiler:
         if functions.draws(a.sql) or functions.draws(b.sql):
             raise Unsupported("OPTIONAL with a FILTER over solutions that hold RAND, UUID, STRUUID or BNODE values"
                               " (its left side is written twice, and each would draw anew)")
+        # a and the filtered pairs are each read twice: named once in a WITH, so that their SQL is written once.
+        # Written out, each filtered OPTIONAL tripled the SQL of what it extends: four of them (a label in one
+        # language each) were 726 KB, five 2.2 MB, where Spark's parser runs out of memory
+        left, paired = self.alias(), self.alias()
         tags = {c: f"__l{i}" for i, c in enumerate(a.cols)}
         copied = Relation(f"SELECT *, {', '.join(f'{quote(c)} AS {quote(t)}' for c, t in tags.items())}"
-                          f" FROM ({a.sql}) {self.alias()}", a.cols + list(tags.values()),
-                          a.nullable | {tags[c] for c in a.nullable})
+                          f" FROM {left}", a.cols + list(tags.values()), a.nullable | {tags[c] for c in a.nullable})
         pairs = self.join(copied, b, "inner")
         pairs = pairs.keeping(f"SELECT * FROM ({pairs.sql}) {self.alias()} WHERE {as_bool(self.expr(expr, pairs))}")
         cols = [c for c in pairs.cols if c not in tags.values()]
@@ -396,9 +399,10 @@ class Compiler:
         on = " AND ".join(f"{alone}.{quote(c)} <=> {kept}.{quote(t)}" for c, t in tags.items())
         own = ", ".join(f"{alone}.{quote(c)}" if c in a.cols else f"{NULL_TERM} AS {quote(c)}" for c in cols)
         copies = ", ".join(quote(t) for t in tags.values())
-        lonely = (f"SELECT {own} FROM ({a.sql}) {alone} LEFT ANTI JOIN (SELECT DISTINCT {copies}"
-                  f" FROM ({pairs.sql}) {self.alias()}) {kept} ON {on}")
-        return Relation(f"SELECT {pairs.select_list(cols)} FROM ({pairs.sql}) {self.alias()} UNION ALL {lonely}", cols,
+        lonely = (f"SELECT {own} FROM {left} {alone} LEFT ANTI JOIN (SELECT DISTINCT {copies}"
+                  f" FROM {paired}) {kept} ON {on}")
+        return Relation(f"WITH {left} AS ({a.sql}), {paired} AS ({pairs.sql})"
+                        f" SELECT {pairs.select_list(cols)} FROM {paired} UNION ALL {lonely}", cols,
                         frozenset(a.nullable | {c for c in cols if c not in a.cols}))
 
     def exists(self, rel: Relation, graph, negated: bool, column: str | None = None) -> Relation:
@@ -425,15 +429,20 @@ class Compiler:
         on = [agree(left, right, c, c in rel.nullable) for c in [K] + shared]  # the pattern binds each shared one
         kept = ", ".join(f"{left}.{quote(c)}" for c in rel.cols)
 
-        def joined(kind: str, extra: str = "") -> str:
-            return f"SELECT {kept}{extra} FROM ({rel.sql}) {left} {kind} ({inner.sql}) {right} ON {' AND '.join(on)}"
+        def joined(kind: str, extra: str = "", outer: str = f"({rel.sql})", pattern: str = f"({inner.sql})") -> str:
+            return f"SELECT {kept}{extra} FROM {outer} {left} {kind} {pattern} {right} ON {' AND '.join(on)}"
         if column is None:
             return Relation(joined("LEFT ANTI JOIN" if negated else "LEFT SEMI JOIN"), rel.cols, rel.nullable)
-        if functions.draws(rel.sql) or functions.draws(inner.sql):  # each is written twice: drawn twice
+        if functions.draws(rel.sql) or functions.draws(inner.sql):  # each is read twice: drawn twice
             raise Unsupported(f"{word} inside a larger expression, over solutions or a pattern holding RAND, UUID, "
                               "STRUUID or BNODE")
-        return Relation(f"{joined('LEFT SEMI JOIN', f', true AS {quote(column)}')} UNION ALL "
-                        f"{joined('LEFT ANTI JOIN', f', false AS {quote(column)}')}", rel.cols + [column], rel.nullable)
+        # both joins read the solutions and the pattern: named once in a WITH, their SQL is written once (written
+        # out, each such EXISTS doubled the SQL of what it tests)
+        outer, pattern = self.alias(), self.alias()
+        return Relation(f"WITH {outer} AS ({rel.sql}), {pattern} AS ({inner.sql}) "
+                        f"{joined('LEFT SEMI JOIN', f', true AS {quote(column)}', outer, pattern)} UNION ALL "
+                        f"{joined('LEFT ANTI JOIN', f', false AS {quote(column)}', outer, pattern)}",
+                        rel.cols + [column], rel.nullable)
 
     def tested(self, found: list, rel: Relation, body) -> Relation:
         """``body(rel)``, each [NOT] EXISTS of ``found`` (inside a FILTER's larger expression: ``?a = ?b || NOT
