@@ -611,7 +611,8 @@ def test_each_filtered_optional_and_tested_exists_adds_to_the_sql_not_multiplies
         clauses = " ".join(part.format(i=i) for i in range(n))
         return len(compile_sql(algebra_of(PREFIX + f"SELECT * {{ ?s :p ?o {clauses} }}"), "W", "WIN")[1].sql)
 
-    for part in ('OPTIONAL {{ ?s :l{i} ?l{i} FILTER(LANG(?l{i}) = "en") }}', "FILTER(?o = {i} || EXISTS {{ ?s :q {i} }})"):
+    for part in ('OPTIONAL {{ ?s :l{i} ?l{i} FILTER(LANG(?l{i}) = "en") }}',
+                 "FILTER(?o = {i} || EXISTS {{ ?s :q {i} }})"):
         one, two, four = size(1, part), size(2, part), size(4, part)
         assert four - two < 3 * (two - one), part  # each adds about as much as the one before
 
