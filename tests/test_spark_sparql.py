@@ -554,62 +554,54 @@ def test_a_number_is_read_only_from_its_types_lexical_space(engine):
         assert answers(engine, data, "SELECT (SUM(?v) AS ?n) { ?s :p ?v }") == [{}], one
 
 
+def sql_size(query: str) -> int:
+    """Characters of the SQL the compiler makes of ``query`` (prefixes : and xsd: given; no Spark needed)."""
+    from engines.spark import algebra_of
+    from engines.spark.compiler import compile_sql
+
+    return len(compile_sql(algebra_of(PREFIX + query), "W", "WIN")[1].sql)
+
+
+def added_sql(clause: str) -> int:
+    """Characters ``clause`` adds to the SQL of ``SELECT ?s { ?s :p ?v }``."""
+    return sql_size(f"SELECT ?s {{ ?s :p ?v {clause} }}") - sql_size("SELECT ?s { ?s :p ?v }")
+
+
 def test_a_number_read_from_a_variable_is_written_once_in_the_sql():
     """The SQL of ``?v > 80`` and ``?v + 10`` over one variable (no Spark needed: the compiler's text).  Each
     read of ?v's type code and lexical form was written out where it was used: 8,846 and 44,748 characters
     (before 2026-11-27), which Spark parsed and analysed at every window's close."""
-    from engines.spark import algebra_of
-    from engines.spark.compiler import compile_sql
-
-    def size(clause: str) -> int:
-        return len(compile_sql(algebra_of(PREFIX + f"SELECT ?s {{ ?s :p ?v {clause} }}"), "W", "WIN")[1].sql)
-
-    bare = size("")
-    assert size("FILTER(?v > 80)") - bare < 3_000
-    assert size("BIND(?v + 10 AS ?z)") - bare < 5_000
+    assert added_sql("FILTER(?v > 80)") < 3_000
+    assert added_sql("BIND(?v + 10 AS ?z)") < 5_000
 
 
 def test_a_number_computed_from_numbers_is_written_once_in_the_sql():
     """A computed number is one struct, bound once by whatever reads it (``sqlnumbers.computed``).  Built part
     by part, each of its three parts wrote its operands out again: CSRBench Q6's ``?value1 - ?value > 10``
     was 17,140 characters, and each level of nesting multiplied the text by some five (below: 265,476)."""
-    from engines.spark import algebra_of
-    from engines.spark.compiler import compile_sql
-
     def size(clause: str) -> int:
-        return len(compile_sql(algebra_of(PREFIX + f"SELECT * {{ ?s :p ?a . ?s :q ?b {clause} }}"), "W", "WIN")[1].sql)
+        return sql_size(f"SELECT * {{ ?s :p ?a . ?s :q ?b {clause} }}")
 
     assert size("FILTER(?a - ?b > 10)") < 7_000
     assert size("BIND((?a + 1) * (?b - 2) / 3 AS ?z)") < 11_000
-    assert len(compile_sql(algebra_of(PREFIX + "SELECT ?s (SUM(?a - ?b) AS ?z) { ?s :p ?a . ?s :q ?b } GROUP BY ?s"),
-                           "W", "WIN")[1].sql) < 8_000  # 19,839 with the struct's three fields as three columns
+    # 19,839 with the struct's three fields as three columns
+    assert sql_size("SELECT ?s (SUM(?a - ?b) AS ?z) { ?s :p ?a . ?s :q ?b } GROUP BY ?s") < 8_000
 
 
 def test_equality_with_a_constant_is_short_in_the_sql():
     """``= <iri>`` and ``= "text"`` written with every branch of the general comparison were 21 KB and 20 KB,
     so a FILTER over a list (``?t IN (:A, :B, :C, :D)``) was 85 KB; only the branches such a constant can meet
     are written now (sqlcompare._equal_constant)."""
-    from engines.spark import algebra_of
-    from engines.spark.compiler import compile_sql
-
-    def size(clause: str) -> int:
-        return len(compile_sql(algebra_of(PREFIX + f"SELECT ?s {{ ?s :p ?v {clause} }}"), "W", "WIN")[1].sql)
-
-    bare = size("")
-    assert size("FILTER(?v IN (:a, :b, :c, :d))") - bare < 1_000
-    assert size('FILTER(?v = "a" || ?v = "b"@en)') - bare < 6_000
+    assert added_sql("FILTER(?v IN (:a, :b, :c, :d))") < 1_000
+    assert added_sql('FILTER(?v = "a" || ?v = "b"@en)') < 6_000
 
 
 def test_each_filtered_optional_and_tested_exists_adds_to_the_sql_not_multiplies_it():
     """OPTIONAL { … FILTER } reads what it extends three times and EXISTS inside a larger expression twice: each
     is named once in a WITH.  Written out, four filtered OPTIONALs (a label in one language each) were 726 KB of
     SQL and five 2.2 MB, where Spark's parser runs out of memory."""
-    from engines.spark import algebra_of
-    from engines.spark.compiler import compile_sql
-
     def size(n: int, part: str) -> int:
-        clauses = " ".join(part.format(i=i) for i in range(n))
-        return len(compile_sql(algebra_of(PREFIX + f"SELECT * {{ ?s :p ?o {clauses} }}"), "W", "WIN")[1].sql)
+        return sql_size(f"SELECT * {{ ?s :p ?o {' '.join(part.format(i=i) for i in range(n))} }}")
 
     for part in ('OPTIONAL {{ ?s :l{i} ?l{i} FILTER(LANG(?l{i}) = "en") }}',
                  "FILTER(?o = {i} || EXISTS {{ ?s :q {i} }})"):
