@@ -17,24 +17,12 @@ from __future__ import annotations
 
 import threading
 
-from rdflib import BNode, URIRef
 from rdflib.plugins.sparql.aggregates import Aggregator, Extremum, _eval, _val
 from rdflib.plugins.sparql.sparql import NotBoundError, SPARQLTypeError
 
 from oracle.r2r.terms import order_family
 
 _noted = threading.local()  # the open picks of the evaluation running on this thread
-
-
-def _family(term) -> object:
-    """The order family of a term among MIN/MAX's candidates: blank nodes (each its own), IRIs, or a literal's
-    (:func:`oracle.r2r.terms.order_family`: a string for a family, a tuple for a term in no order with any
-    other)."""
-    if isinstance(term, BNode):
-        return ("bnode", str(term))
-    if isinstance(term, URIRef):
-        return "iri"
-    return order_family(term)
 
 
 class _Collecting(Extremum):
@@ -60,8 +48,10 @@ class _Collecting(Extremum):
         if rank is not None:
             signature = (type(value), getattr(value, "datatype", None), getattr(value, "language", None),
                          getattr(value, "ill_typed", None))
-            family = self._last[1] if signature == self._last[0] else _family(value)
-            self._last = (signature, family) if isinstance(family, str) else (None, None)  # a tuple: its own
+            family = self._last[1] if signature == self._last[0] else order_family(value)
+            # a string is a family many values share; a tuple ("only", …) is this value's own (a blank node,
+            # a tagged literal: terms.order_family)
+            self._last = (signature, family) if isinstance(family, str) else (None, None)
             self._keep(self.seen.setdefault(rank[0], {}), family, value)
         self.value = value if self.value is None else self.compare(self.value, value)
 
@@ -98,7 +88,7 @@ class Other(_Collecting):
     def set_value(self, bindings) -> None:
         families = self.candidates()
         if len(families) > 1 and self.value is not None:
-            picked = _family(self.value)
+            picked = order_family(self.value)
             self.value = families[sorted((f for f in families if f != picked), key=repr)[0]]
         super().set_value(bindings)
 
