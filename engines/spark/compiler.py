@@ -503,8 +503,7 @@ class Compiler:
                     rel = rel.with_column(computed[-1], term, self.alias())
                     term = quote(computed[-1])
                 # each key reads the term several times: bound once per key (a short term is written out)
-                for key in (let(term, term_rank), let(term, number), let(term, date_time_order),
-                            let(term, order_text)):
+                for key in (let(term, of) for _, of in ORDER_KEYS):
                     keys.append(f"{key} {'DESC NULLS LAST' if descending else 'ASC NULLS FIRST'}")
             keys += [f"{quote(c)} ASC NULLS FIRST" for c in sorted(cols) if c != K]
             rel = rel.with_column(RANK, f"row_number() OVER (PARTITION BY {quote(K)} ORDER BY {', '.join(keys)})",
@@ -738,8 +737,8 @@ class Compiler:
                 # in ORDER BY's order (SPARQL 1.1 §18.5.1.6): blank nodes < IRIs < literals, numbers by value
                 term = as_term(self.expr(a.vars, rel))
                 pick = "min_by" if kind == "Aggregate_Min" else "max_by"
-                aggs.append((res, f"{pick}({term}, named_struct('kind', {term_rank(term)}, 'number', {number(term)},"
-                                  f" 'instant', {date_time_order(term)}, 'text', {order_text(term)}))"))
+                order = ", ".join(f"'{name}', {of(term)}" for name, of in ORDER_KEYS)
+                aggs.append((res, f"{pick}({term}, named_struct({order}))"))
             elif kind == "Aggregate_GroupConcat":
                 column = f"__g{len(per_solution)}"
                 per_solution.append((column, as_term(self.expr(a.vars, rel))))
@@ -892,6 +891,11 @@ def term_rank(term: str) -> str:
     """SQL: a term's place in SPARQL's order of kinds: unbound 0 < blank node 1 < IRI 2 < literal 3."""
     return (f"CASE WHEN ({term}) IS NULL THEN 0 WHEN startswith({term}, '_:') THEN 1"
             f" WHEN startswith({term}, '<') THEN 2 ELSE 3 END")
+
+
+#: SPARQL's order of terms (§15.1) as SQL keys, compared in turn: the kind, a number's value, a dateTime's
+#: instant, the text.  One list for ORDER BY and for MIN/MAX, which take ORDER BY's order.
+ORDER_KEYS = (("kind", term_rank), ("number", number), ("instant", date_time_order), ("text", order_text))
 
 
 def compile_sql(algebra, windowed: str, windows: str, graphs: bool = False) -> tuple[str, Relation, list[str]]:
