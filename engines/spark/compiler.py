@@ -736,6 +736,9 @@ class Compiler:
             elif kind in ("Aggregate_Min", "Aggregate_Max"):
                 # in ORDER BY's order (SPARQL 1.1 §18.5.1.6): blank nodes < IRIs < literals, numbers by value
                 term = as_term(self.expr(a.vars, rel))
+                if not isinstance(a.vars, Variable):  # an expression, read by the pick and four keys: once
+                    per_solution.append((f"__m{len(per_solution)}", term))
+                    term = quote(per_solution[-1][0])
                 pick = "min_by" if kind == "Aggregate_Min" else "max_by"
                 order = ", ".join(f"'{name}', {of(term)}" for name, of in ORDER_KEYS)
                 aggs.append((res, f"{pick}({term}, named_struct({order}))"))

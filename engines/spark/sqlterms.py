@@ -118,6 +118,9 @@ def plain_strings(column: str) -> str:
 #: shorter SQL is written inline where it is used: a lambda runs without code generation, and the hot paths
 #: (a FILTER on a column, arithmetic over two columns) stay as they were
 INLINE = 1000
+#: ... unless its copies would add up to more than this: a short term read by every branch of a cast (``-1``,
+#: computed, is 973 characters) made ``xsd:decimal(-1)`` 203 KB of SQL
+SPREAD = 16 * INLINE
 
 
 def let(sql: str, body) -> str:
@@ -131,7 +134,9 @@ def let(sql: str, body) -> str:
     compile again (a live run's every close).  Two bindings share a name only if they bind the same text, so
     an inner one that hides an outer one binds the same value."""
     if len(sql) <= INLINE:
-        return body(sql)
+        inline = body(sql)
+        if len(inline) <= SPREAD or inline.count(sql) * len(sql) <= SPREAD:
+            return inline
     name = "__x" + hashlib.blake2b(sql.encode(), digest_size=8).hexdigest()
     return f"transform(array({sql}), {name} -> {body(name)})[0]"
 
@@ -364,8 +369,8 @@ def as_bool(v: Value) -> str:
     parser ran out of memory on texts like it)."""
     if v.kind == "bool":
         return v.sql
-    if v.kind == "num":
-        return truthy(v.sql)
+    if v.kind == "num":  # read twice: bound once if long (a computed number over a cast is)
+        return let(v.sql, truthy)
     return let(v.sql, effective_boolean_value)
 
 
@@ -392,5 +397,6 @@ def as_term(v: Value) -> str:
         return v.sql
     if v.kind == "num":
         return v.text if v.text is not None else double_literal(v.sql)
-    return (f"CASE WHEN ({v.sql}) IS NOT NULL THEN concat('\"', CASE WHEN {v.sql} THEN 'true' ELSE 'false' END,"
-            f" '\"^^<{XSD.boolean}>') END")
+    # Spark writes a boolean as true or false, XSD's canonical forms; concat is null where the boolean is (an
+    # error): the boolean is read once (read twice, ``BIND(?a = ?b AS ?v)`` was twice the SQL of its FILTER)
+    return f"concat('\"', CAST(({v.sql}) AS STRING), '\"^^<{XSD.boolean}>')"
