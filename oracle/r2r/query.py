@@ -21,7 +21,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.sparql import Query
 
 from oracle.model import Stream, triple_count
-from oracle.r2r import evaluators, extremes, joinorder, paths
+from oracle.r2r import evaluators, extremes, joinorder, mended, order, paths, sums
 from oracle.r2r.algebra import nodes
 from oracle.r2r.concat import concatenated
 from oracle.r2r.evaluators import (
@@ -144,8 +144,8 @@ ARITHMETIC = {"AdditiveExpression", "MultiplicativeExpression", "Aggregate_Avg",
 
 
 def _names(node: Any) -> set:
-    """The names of every algebra node and expression in a query."""
-    return {n.name for n in nodes(node)}
+    """The names of every algebra node and expression in a query (SUM and AVG by rdflib's names)."""
+    return {sums.canonical(n.name) for n in nodes(node)}
 
 
 #: expressions whose graph pattern rdflib leaves untranslated (no BGP inside): a pre-filter cannot see it
@@ -202,14 +202,21 @@ def _prepared(text: str, alternative_sets: bool = False, negated_sets: bool = Fa
     ``*``, ``+`` and ``?`` paths made sets (oracle/r2r/paths.py), with ``alternative_sets`` its ``p|q`` paths
     too (Oxigraph's reading, which the ``alternative-path-bag`` rule checks a difference against), with
     ``negated_sets`` its negated property sets (the reading :meth:`R2R._determined` checks against); its MIN and
-    MAX are ``extremes_read``'s (oracle/r2r/extremes.py: "Noted", rdflib's pick noting an open one, or "Other")."""
+    MAX are ``extremes_read``'s (oracle/r2r/extremes.py: "Noted", rdflib's pick noting an open one, or "Other"),
+    its SUM and AVG the oracle's (oracle/r2r/sums.py: a value that is no number makes them an error), its IN and
+    NOT IN tests of ``=`` and its STR of a blank node an error (oracle/r2r/mended.py), its ORDER BY an
+    expression's error first (oracle/r2r/order.py)."""
     prepared = prepareQuery(text)
     _simple_strings(prepared.algebra)
-    for node in nodes(prepared.algebra):
+    every = list(nodes(prepared.algebra))
+    for node in every:
         if node.name == "BGP":
             node[joinorder.MARK] = True
             node["triples"] = [(s, paths.as_sets(p, alternative_sets, negated_sets), o) for s, p, o in node.triples]
-    extremes.mark(nodes(prepared.algebra), extremes_read)
+    extremes.mark(every, extremes_read)
+    sums.mark(every)
+    mended.mend(every)
+    order.errors_first(every)
     return prepared
 
 
@@ -298,13 +305,18 @@ class R2R:
         algebra["p"] = top.p.p
         return Query(self.query.prologue, algebra)
 
-    def _keyed_pool(self, sols: Solutions, g: Graph, init: dict | None = None) -> Solutions:
+    def _keyed_pool(self, sols: Solutions, g: Graph, init: dict | None = None, by: str = "rdflib",
+                    content: tuple[int, int] | None = None) -> Solutions:
         """``sols`` (ordered by keys it does not project) with each row's tie group and each group's bag, from
         the keyed form of the query over ``g`` (:func:`_keyed`): SPARQL leaves the order of tied rows open, and
         which of them a LIMIT keeps, as for projected keys (:meth:`_pooled`).  Before, such an answer was
         compared as one exact sequence: ``SELECT ?s … ORDER BY ?o`` over two solutions of one ?o FAILed the
         engine that gave them in the other order (a differential fuzz of the Spark engine found it).  Under
-        DISTINCT each row keeps its first solution's place (DISTINCT comes after ORDER BY and the projection)."""
+        DISTINCT each row keeps its first solution's place (DISTINCT comes after ORDER BY and the projection).
+        ``sols`` is the answer of the evaluator ``by``: where its order does not follow rdflib's keys, the two
+        evaluators order the window apart (:class:`EvaluatorDisagreement`; the places, given by position, would
+        be wrong).  Before, Oxigraph's order was never checked: rdflib's ``STR(_:b)`` is the node's label, where
+        SPARQL has an error, and it sorted there; a declared rule then took the difference for another one."""
         keyed, names, distinct = self.keyed
         try:  # rdflib on Oxigraph's path too: its failure is the harness's one-line ERROR, as in evaluate_graph
             full = Solutions.of(_rows(g.query(keyed, initBindings=init or {}), self.grouped))
@@ -336,7 +348,16 @@ class R2R:
         top = self.query.algebra.p
         start = (top.start or 0) if top.name == "Slice" else 0
         places = tuple(runs[start:start + len(sols)])
-        return replace(sols, pool=pool, places=places) if len(places) == len(sols) else sols
+        if len(places) != len(sols):
+            return sols
+        keyed = replace(sols, pool=pool, places=places)
+        if not same(keyed, sols):
+            raise EvaluatorDisagreement(
+                f"rdflib's ORDER BY keys and {by}'s order of the solutions disagree"
+                f"{f' on the window {self._span(content)}' if content is not None else ''} ({by} gives "
+                f"{'; '.join(show_solution(r, precise=True) for r in sols.rows[:12])}"
+                f"{' …' if len(sols) > 12 else ''}); the oracle picks neither (see oracle/README.md, 'Two evaluators')")
+        return keyed
 
     def _with_pool(self, sols: Solutions, g: Graph, init: dict | None) -> Solutions:
         full = sols
@@ -400,7 +421,7 @@ class R2R:
         prefetched = self._prefetched.get(content) if not doubles else None
         raw = prefetched or self.oxigraph.answer(self.held_stream(doubles).store(content), self.form)
         sols = self.from_answer(raw)
-        return self._keyed_pool(sols, self.graph(content)) if self.keyed else sols
+        return self._keyed_pool(sols, self.graph(content), by="Oxigraph", content=content) if self.keyed else sols
 
     def held_stream(self, doubles: bool = False):
         """The stream held for Oxigraph (oracle/r2r/held.py), made on first use."""
