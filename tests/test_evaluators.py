@@ -480,7 +480,8 @@ def test_a_value_that_is_no_number_leaves_sum_and_avg_unbound():
     # raised out of SUM (the window was an EvaluatorFailure) and averaged the other values in AVG (a
     # disagreement with Oxigraph); the oracle's SUM and AVG (oracle/r2r/sums.py) keep rdflib's arithmetic
     stream = triple_stream((1, "a", "v", num(2)), (2, "a", "v", L("B")), (3, "b", "v", num(3)), (4, "b", "v", num(4)),
-                           (5, "c", "v", num(1)), (6, "c", "v", BNode("z")), (7, "d", "v", L("x", datatype=XSD.integer)))
+                           (5, "c", "v", num(1)), (6, "c", "v", BNode("z")),
+                           (7, "d", "v", L("x", datatype=XSD.integer)))
     query = ("SELECT ?s (SUM(?o) AS ?t) (AVG(?o) AS ?a) (COUNT(?o) AS ?n)"
              " WHERE { ?s <http://ex.org/v> ?o } GROUP BY ?s")
     n = {k: L(k, datatype=XSD.integer) for k in ("1", "2", "7", "9")}

@@ -356,7 +356,8 @@ class R2R:
                 f"rdflib's ORDER BY keys and {by}'s order of the solutions disagree"
                 f"{f' on the window {self._span(content)}' if content is not None else ''} ({by} gives "
                 f"{'; '.join(show_solution(r, precise=True) for r in sols.rows[:12])}"
-                f"{' …' if len(sols) > 12 else ''}); the oracle picks neither (see oracle/README.md, 'Two evaluators')")
+                f"{' …' if len(sols) > 12 else ''}); the oracle picks neither (see oracle/README.md, "
+                "'Two evaluators')")
         return keyed
 
     def _with_pool(self, sols: Solutions, g: Graph, init: dict | None) -> Solutions:
