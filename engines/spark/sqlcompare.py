@@ -14,6 +14,8 @@ the order of a dateTime with a time zone and one without, other date/time types 
 
 from __future__ import annotations
 
+import re
+
 from rdflib.namespace import XSD
 
 from engines.contract import Unsupported
@@ -138,7 +140,10 @@ def _terms(op: str, a: Value, b: Value) -> str:
     na = as_num(a) if a.kind != "bool" else "CAST(NULL AS DOUBLE)"
     nb = as_num(b) if b.kind != "bool" else "CAST(NULL AS DOUBLE)"
     sign = {"!=": "="}.get(op, op)
-    numeric = f"WHEN ({na}) IS NOT NULL AND ({nb}) IS NOT NULL THEN ({na}) {sign} ({nb})"
+    # NaN: every comparison false (XPath op:numeric-equal, -less-than, -greater-than; != is not =), where Spark's
+    # NaN = NaN is true and NaN > 1 too
+    numeric = (f"WHEN ({na}) IS NOT NULL AND ({nb}) IS NOT NULL THEN NOT isnan({na}) AND NOT isnan({nb})"
+               f" AND ({na}) {sign} ({nb})")
     booleans = f"WHEN ({_boolean(ta)}) IS NOT NULL AND ({_boolean(tb)}) IS NOT NULL THEN ({_boolean(ta)}) {sign} ({_boolean(tb)})"
     temporal = _date_times(sign, ta, tb)
     if sign == "=":
@@ -162,6 +167,24 @@ def _terms(op: str, a: Value, b: Value) -> str:
     return f"(CASE {numeric} {strings} {tagged} {booleans} {temporal} ELSE CAST(NULL AS BOOLEAN) END)"
 
 
+FINITE = re.compile(r"-?[0-9.]+(e[+-]?[0-9]+)?D")  # a finite double constant as :func:`sqlterms.double` writes it
+FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _doubles(sign: str, x: Value, y: Value) -> str:
+    """SQL of ``x sign y`` (= < <= > >=) over two doubles, a NaN making it false (XPath op:numeric-equal,
+    -less-than, -greater-than), an error (null) null.  Spark orders NaN above every number, so ``NaN > 1`` and
+    ``NaN = NaN`` were true.  Against a finite constant the number is read once: NaN compares false as the
+    smaller side of Spark's ``<`` and ``<=`` (and in ``=``), so ``?v > 80`` is written ``-?v < -80``."""
+    for variable, fixed, bigger in ((x, y, (">", ">=")), (y, x, ("<", "<="))):
+        if FINITE.fullmatch(fixed.sql) and fixed.dtype.isdigit():
+            if sign in bigger:  # the variable on the greater side: negated, it is on the smaller
+                return f"(- ({x.sql})) {FLIPPED[sign]} (- ({y.sql}))"
+            return f"({x.sql}) {sign} ({y.sql})"
+    return (f"CASE WHEN isnan({x.sql}) OR isnan({y.sql}) THEN CASE WHEN ({x.sql}) IS NOT NULL AND ({y.sql})"
+            f" IS NOT NULL THEN false END ELSE ({x.sql}) {sign} ({y.sql}) END")
+
+
 def _numbers(op: str, a: Value, b: Value) -> Value:
     """A comparison with a computed number (always a number, or an error): integers and decimals compare
     exactly, anything with a double or float as doubles; against a term that is no number, ``=`` is a
@@ -173,7 +196,7 @@ def _numbers(op: str, a: Value, b: Value) -> Value:
     # greatest() skips a null: a side that is no number makes both comparisons null (its value is null),
     # so the type codes need no test of their own (each look at a term's datatype costs a string scan)
     value = (f"CASE WHEN greatest({x.dtype}, {y.dtype}) <= {DECIMAL} THEN ({x.exact or NO_EXACT}) {sign} "
-             f"({y.exact or NO_EXACT}) ELSE ({x.sql}) {sign} ({y.sql}) END")
+             f"({y.exact or NO_EXACT}) ELSE {_doubles(sign, x, y)} END")
     other = next((v.sql for v in (a, b) if v.kind == "term"), None)
     if sign == "=" and other is not None:  # a number is unequal to an IRI or a blank node, not an error, and to a
         # literal of another value space SPARQL's operators know (:func:`_family`)
