@@ -278,8 +278,10 @@ class R2R:
         ends, alternatives, self.negated, self.lost_inverse = _path_facts(self.query.algebra)
         zero_ends = ends - {t for s, _, o in stream.static for t in (s, o)} if ends else ends
         # what the declared rules read of the query (oracle/r2r/evaluators.py)
+        casts = "Function" in names and any(n.name == "Function" and str(dict.get(n, "iri", "")).startswith(str(XSD))
+                                            for n in nodes(self.query.algebra))
         self.facts = QueryFacts(self.text, frozenset(names & ARITHMETIC), frozenset(zero_ends), self.concat,
-                                alternatives)
+                                alternatives, casts)
         self.oxigraph = Oxigraph(query) if evaluator != "rdflib" else None
         self.executor = executor  # None: in process; else e.g. oracle.r2r.executors.SparkExecutor
         self._prefetched: dict = {}  # content → Oxigraph's plain answer, from the executor
