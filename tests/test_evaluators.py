@@ -662,6 +662,22 @@ def test_literal_by_value_does_not_hold_where_the_query_casts():
             R2R(query, stream, evaluator).evaluate((0, 1))
 
 
+def test_ordering_two_literals_of_different_kinds_is_a_type_error():
+    from rdflib import XSD
+    from rdflib import Literal as L
+
+    # SPARQL 1.1 §17.3: < and > compare numbers, strings, booleans, dateTimes among themselves; "N/A" > 80 is a
+    # type error, which a FILTER drops.  By hand, FILTER(?v > 80) over 90, "N/A", 70 and "85"@en keeps a alone.
+    # rdflib 7.6 ordered any two literals ("N/A" > 80 true), so a sensor stream with a "N/A" reading stopped the
+    # oracle on the evaluators' disagreement (W3C open-cmp-01 and -02: rdflib now right)
+    stream = triple_stream((1, "a", "v", num(90)), (2, "b", "v", L("N/A")), (3, "c", "v", num(70)),
+                           (4, "d", "v", L("85", lang="en")), (5, "e", "v", L("81", datatype=XSD.double)))
+    query = "SELECT ?s WHERE { ?s <http://ex.org/v> ?v FILTER(?v > 80) }"
+    for evaluator in ("rdflib", "oxigraph", "both", "auto"):
+        got = R2R(query, stream, evaluator).evaluate((0, 5))
+        assert sorted(r["s"] for r in got.rows) == [iri("a"), iri("e")], evaluator
+
+
 def test_the_oracles_min_and_max_pick_what_rdflibs_own_pick():
     from rdflib import Graph
     from rdflib import Literal as L
