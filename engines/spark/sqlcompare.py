@@ -176,9 +176,9 @@ def _doubles(sign: str, x: Value, y: Value) -> str:
     -less-than, -greater-than), an error (null) null.  Spark orders NaN above every number, so ``NaN > 1`` and
     ``NaN = NaN`` were true.  Against a finite constant the number is read once: NaN compares false as the
     smaller side of Spark's ``<`` and ``<=`` (and in ``=``), so ``?v > 80`` is written ``-?v < -80``."""
-    for variable, fixed, bigger in ((x, y, (">", ">=")), (y, x, ("<", "<="))):
+    for fixed, bigger in ((y, (">", ">=")), (x, ("<", "<="))):  # the other side on the greater side of these
         if FINITE.fullmatch(fixed.sql) and fixed.dtype.isdigit():
-            if sign in bigger:  # the variable on the greater side: negated, it is on the smaller
+            if sign in bigger:  # negated, the other side is on the smaller
                 return f"(- ({x.sql})) {FLIPPED[sign]} (- ({y.sql}))"
             return f"({x.sql}) {sign} ({y.sql})"
     return (f"CASE WHEN isnan({x.sql}) OR isnan({y.sql}) THEN CASE WHEN ({x.sql}) IS NOT NULL AND ({y.sql})"
