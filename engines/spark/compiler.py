@@ -114,7 +114,7 @@ class Compiler:
                 if typed is not None:
                     return typed
             kind = ("iri" if isinstance(e, URIRef) else "tagged" if e.language else
-                    "simple" if e.datatype in (None, XSD.string) else None)
+                    "simple" if e.datatype in (None, XSD.string) else CONSTANT_KINDS.get(e.datatype))
             return Value("term", sql_string(n3(e)), const=kind)
         if not isinstance(e, CompValue):
             raise Unsupported(f"expression {e!r}")
@@ -872,6 +872,10 @@ def variables(node) -> set:
 def listed(args) -> list:
     """An argument list as rdflib gives it: rdf:nil for an empty one (CONCAT(), IN ())."""
     return [] if args is None or args == RDF.nil else list(args)
+
+
+#: typed constants a comparison knows the kind of (``Value.const``)
+CONSTANT_KINDS = {XSD.dateTime: "dateTime", XSD.boolean: "boolean"}
 
 
 def construct(name: str) -> str:
