@@ -103,9 +103,10 @@ def test_the_same_suite_gives_the_same_reasons_in_any_process(tmp_path):
 
 @pytest.mark.slow
 def test_the_whole_suite_keeps_each_evaluator_at_its_figures():
-    """Measured 2026-11-29 (oracle/README.md, "The W3C suite"): rdflib 411 right of 450, Oxigraph 428."""
+    """Measured 2026-11-29 (oracle/README.md, "The W3C suite"): rdflib 414 right of 450 (411 before stop 68 mended
+    rdflib's SUM/AVG errors and comparisons), Oxigraph 428."""
     doc = sparqlsuite.run_suite(suite())
-    assert doc["totals"]["rdflib"].get("PASS", 0) >= 411 and doc["totals"]["oxigraph"].get("PASS", 0) >= 428
+    assert doc["totals"]["rdflib"].get("PASS", 0) >= 414 and doc["totals"]["oxigraph"].get("PASS", 0) >= 428
     for folder in ("sparql11/exists", "sparql11/negation"):
         assert doc["folders"][folder]["rdflib"] == doc["folders"][folder]["oxigraph"] == {"PASS": len(
             [t for t in doc["tests"] if t["id"].startswith(folder + "/")])}
