@@ -735,13 +735,18 @@ class Compiler:
                 fills[res] = zero
             elif kind in ("Aggregate_Min", "Aggregate_Max"):
                 # in ORDER BY's order (SPARQL 1.1 §18.5.1.6): blank nodes < IRIs < literals, numbers by value
+                # an unbound value is left out (min_by skips a null key), as SUM leaves it out; an expression's
+                # error (null) makes the aggregate an error, unbound, as it does SUM's (§18.5.1): MIN put it
+                # lowest and was unbound, MAX took the others' greatest
                 term = as_term(self.expr(a.vars, rel))
-                if not isinstance(a.vars, Variable):  # an expression, read by the pick and four keys: once
+                expression = not isinstance(a.vars, Variable)
+                if expression:  # read by the pick and four keys: once
                     per_solution.append((f"__m{len(per_solution)}", term))
                     term = quote(per_solution[-1][0])
                 pick = "min_by" if kind == "Aggregate_Min" else "max_by"
                 order = ", ".join(f"'{name}', {of(term)}" for name, of in ORDER_KEYS)
-                aggs.append((res, f"{pick}({term}, named_struct({order}))"))
+                picked = f"{pick}({term}, CASE WHEN {term} IS NOT NULL THEN named_struct({order}) END)"
+                aggs.append((res, f"CASE WHEN count(*) = count({term}) THEN {picked} END" if expression else picked))
             elif kind == "Aggregate_GroupConcat":
                 column = f"__g{len(per_solution)}"
                 per_solution.append((column, as_term(self.expr(a.vars, rel))))

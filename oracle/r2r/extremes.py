@@ -19,7 +19,7 @@ import threading
 
 from rdflib import BNode, URIRef
 from rdflib.plugins.sparql.aggregates import Aggregator, Extremum, _eval, _val
-from rdflib.plugins.sparql.sparql import NotBoundError, SPARQLTypeError
+from rdflib.plugins.sparql.sparql import NotBoundError, SPARQLError, SPARQLTypeError
 
 from oracle.r2r.terms import order_family
 
@@ -36,6 +36,7 @@ class _Collecting(Extremum):
         super().__init__(aggregation)
         self.seen: dict[int, dict] = {}  # kind's rank -> family -> a value
         self._last: tuple = (None, None)  # the last value's (signature, family): most values share both
+        self.error = False  # an expression's error met: the aggregate is an error (:meth:`update`)
 
     def compare(self, val1, val2):
         return max(val1, val2, key=_val) if self.maximum else min(val1, val2, key=_val)
@@ -43,18 +44,30 @@ class _Collecting(Extremum):
     def set_value(self, bindings) -> None:
         """rdflib's, but an IRI or a blank node picked is bound as itself: rdflib 7.6 makes every pick a literal
         (``MIN(?sensor)`` over IRIs was the string of one, where Oxigraph and the Spark engine give the IRI, and
-        the oracle stopped on the evaluators' disagreement; fuzz seed 20)."""
+        the oracle stopped on the evaluators' disagreement; fuzz seed 20).  An error leaves it unbound."""
+        if self.error:
+            return
         if isinstance(self.value, (URIRef, BNode)):
             bindings[self.var] = self.value
         else:
             super().set_value(bindings)
 
     def update(self, row, aggregator) -> None:
+        """rdflib's update; but an expression's error (rdflib hands it back as a value) makes the aggregate an
+        error, unbound, as Oxigraph answers and as an error in SUM does (SPARQL 1.1 §18.5.1; the SPARQL WG's
+        answer to comment BT-1): rdflib made a literal of the message over one and raised over two, so
+        ``MIN(?o + 1)`` over a string was an ERROR for every engine.  An unbound variable is left out, as rdflib
+        does (Oxigraph: an error; such a window stops on the evaluators' disagreement)."""
+        if self.error:
+            return
         try:
             value = _eval(self.expr, row)
         except (NotBoundError, SPARQLTypeError):  # skipped, as rdflib's Extremum does
             return
-        rank = _val(value)  # None: no term (rdflib's Expr hands back an error as a value), rdflib's to handle
+        if isinstance(value, SPARQLError):
+            self.error, self.value, self.seen = True, None, {}
+            return
+        rank = _val(value)
         if rank is not None:
             signature = (type(value), getattr(value, "datatype", None), getattr(value, "language", None),
                          getattr(value, "ill_typed", None))
