@@ -14,8 +14,6 @@ the order of a dateTime with a time zone and one without, other date/time types 
 
 from __future__ import annotations
 
-import re
-
 from rdflib.namespace import XSD
 
 from engines.contract import Unsupported
@@ -182,7 +180,6 @@ def _terms(op: str, a: Value, b: Value) -> str:
     return f"(CASE {branches} ELSE CAST(NULL AS BOOLEAN) END)" if branches else "CAST(NULL AS BOOLEAN)"  # (an IRI)
 
 
-FINITE = re.compile(r"-?[0-9.]+(e[+-]?[0-9]+)?D")  # a finite double constant as :func:`sqlterms.double` writes it
 FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
@@ -192,7 +189,7 @@ def _doubles(sign: str, x: Value, y: Value) -> str:
     ``NaN = NaN`` were true.  Against a finite constant the number is read once: NaN compares false as the
     smaller side of Spark's ``<`` and ``<=`` (and in ``=``), so ``?v > 80`` is written ``-?v < -80``."""
     for fixed, bigger in ((y, (">", ">=")), (x, ("<", "<="))):  # the other side on the greater side of these
-        if FINITE.fullmatch(fixed.sql) and fixed.dtype.isdigit():
+        if fixed.const == "number":
             if sign in bigger:  # negated, the other side is on the smaller
                 return f"(- ({x.sql})) {FLIPPED[sign]} (- ({y.sql}))"
             return f"({x.sql}) {sign} ({y.sql})"

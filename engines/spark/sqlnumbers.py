@@ -16,6 +16,8 @@ whether a value is an integer or a decimal is known only per row.
 
 from __future__ import annotations
 
+import math
+
 from rdflib import Literal
 from rdflib.namespace import XSD
 
@@ -101,7 +103,7 @@ def constant(term: Literal) -> Value | None:
     except (TypeError, ValueError):
         return None
     exact = f"CAST({sql_string(str(term))} AS {EXACT})" if code <= DECIMAL else None
-    v = Value("num", double(value), str(code), exact)
+    v = Value("num", double(value), str(code), exact, const="number" if math.isfinite(value) else None)
     v.text = sql_string(n3(term))  # the constant's own term, as written
     return v
 

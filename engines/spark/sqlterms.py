@@ -178,7 +178,8 @@ class Value:
     exact: str | None = None
     text: str | None = None
     whole: str | None = None
-    # a constant of the query: "iri", "simple", "tagged", "dateTime" or "boolean" (a comparison's shortcut)
+    # a constant of the query: "iri", "simple", "tagged", "dateTime", "boolean" or "number" (a finite one): a
+    # comparison's shortcut
     const: str | None = None
 
 

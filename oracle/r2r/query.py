@@ -552,8 +552,8 @@ class R2R:
         """rdflib's answer over ``g``: of the R2R's query, or of ``query``, a form of it (:func:`_prepared`).
         With ``content`` (the window's, for the message) a MIN or MAX whose pick SPARQL leaves open is checked
         (:meth:`_picked`).
-        Where rdflib itself fails (it raises on SUM over a string, where SPARQL leaves the group's sum unbound;
-        on a NaN under CEIL; on ORDER BY over some decimals), :class:`EvaluatorFailure` says so: before, its
+        Where rdflib itself fails (it raises on a NaN under CEIL, on ORDER BY over some decimals; on SUM over a
+        string until oracle/r2r/sums.py), :class:`EvaluatorFailure` says so: before, its
         exception went through the harness as a Python traceback (a differential fuzz met 7 in 150 queries)."""
         try:
             with extremes.open_picks() as picks:  # rdflib evaluates as the rows are read
