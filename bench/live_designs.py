@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from bench.live_lines import QUERY  # noqa: E402
 from bench.spark_replay import WINDOW  # noqa: E402
 from conformance.load.live import Feeder, last_close  # noqa: E402
-from conformance.load.resources import usage  # noqa: E402
+from conformance.load.resources import TICKS, tree, usage  # noqa: E402
 from conformance.streams import generate  # noqa: E402
 from engines.contract import RunRequest  # noqa: E402
 from engines.spark import SparkEngine, algebra_of  # noqa: E402
@@ -45,6 +45,37 @@ from engines.spark.windowjob import K, answers, matchable_predicates, solve, sta
 from oracle.model import triple_count  # noqa: E402
 
 STREAM_IRI = "http://www.example.org/yabench/observations"
+
+
+#: the JVM's threads by what they do (their names as /proc cuts them to 15 characters)
+KINDS = (("jit", ("C1 CompilerThre", "C2 CompilerThre")), ("tasks", ("Executor task",)),
+         ("gc", ("GC Thread", "VM Thread")))
+
+
+def jvm_threads() -> dict[int, tuple[str, float]]:
+    """Each JVM thread's kind (:data:`KINDS`, else "other") and CPU seconds so far, by thread id."""
+    out = {}
+    for pid in tree(os.getpid())[1:]:
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                stat = (task / "stat").read_text()
+            except OSError:
+                continue
+            name, fields = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+            kind = next((k for k, prefixes in KINDS if name.startswith(prefixes)), "other")
+            out[int(task.name)] = (kind, (int(fields[11]) + int(fields[12])) / TICKS)
+    return out
+
+
+def by_kind(before: dict, after: dict, jvm: float) -> dict[str, float]:
+    """The JVM's CPU between two :func:`jvm_threads` readings by kind; "other" also holds what threads
+    that ended in between used (the JVM's total ``jvm`` less the rest)."""
+    out = dict.fromkeys([k for k, _ in KINDS], 0.0)
+    for tid, (kind, used) in after.items():
+        if kind in out:
+            out[kind] += used - before.get(tid, (kind, 0.0))[1]
+    out["other"] = jvm - sum(out.values())
+    return out
 
 
 def cpu() -> tuple[float, float]:
@@ -156,15 +187,16 @@ def feed(session_of, stream, speed: float) -> dict:
     until = last_close(WINDOW, stream.elements)
     gc.freeze()  # as the kit's live runs do (conformance/load/live.py)
     try:
-        before = cpu()
+        before, threads = cpu(), jvm_threads()
         log = Feeder(stream.elements, speed=speed, heartbeat=0.1, until=until).run(session)
         session.end()
         after = cpu()
+        threads = by_kind(threads, jvm_threads(), after[1] - before[1])
     finally:
         gc.unfreeze()
     delays = [at - log.wall(min(window[1], until)) for window, at in sorted(arrived, key=lambda r: r[0][0])]
     return {"delays": delays, "python": after[0] - before[0], "jvm": after[1] - before[1], "feed": log.wall_seconds,
-            "late": log.summary()["lateness_ms"]["max"]}
+            "late": log.summary()["lateness_ms"]["max"], "threads": threads}
 
 
 def slope(delays: list[float]) -> float:
@@ -203,20 +235,23 @@ def main() -> int:
     print(f"{args.stations:,} stations, {args.seconds} s of stream ({triple_count(stream.elements):,} triples) at "
           f"speed {args.speed:g}; a {WINDOW.range / 1000:g} s window lasts {WINDOW.range / 1000 / args.speed:.2f} s "
           f"of wall; {os.cpu_count()} cores")
-    print(f"{'design':<10} {'run':>3} {'slope s/window':>14} {'CPU py':>7} {'JVM':>6} {'cores':>6} {'late ms':>8}  "
-          "delay per window (s)")
+    kinds = [k for k, _ in KINDS] + ["other"]
+    print(f"{'design':<10} {'run':>3} {'slope s/window':>14} {'CPU py':>7} {'JVM':>6} "
+          + " ".join(f"{k:>5}" for k in kinds) + f" {'cores':>6} {'late ms':>8}  delay per window (s)")
     try:
         for run in range(1, args.runs + 1):
             for name, session_of in designs.items():
                 r = feed(session_of, stream, args.speed)
                 cores = (r["python"] + r["jvm"]) / r["feed"]
                 print(f"{name:<10} {run:>3} {slope(r['delays']):>+14.3f} {r['python']:>7.2f} {r['jvm']:>6.2f} "
-                      f"{cores:>6.2f} {r['late']:>8.0f}  {' '.join(f'{d:.2f}' for d in r['delays'])}", flush=True)
+                      + " ".join(f"{r['threads'][k]:>5.2f}" for k in kinds) + f" {cores:>6.2f} {r['late']:>8.0f}  {' '.join(f'{d:.2f}' for d in r['delays'])}", flush=True)
     finally:
         for path in folder.glob("*"):
             path.unlink()
         folder.rmdir()
-    print("cores: the CPU of the run (the feed, the flush after it) over the feed's wall time")
+    print("JVM = jit (the C1/C2 compiler threads) + tasks (executor tasks) + gc + other (mostly the threads that"
+          " answer Python's calls, where each job's SQL is parsed, analysed, optimised and planned); cores: the CPU of"
+          " the run (the feed, the flush after it) over the feed's wall time")
     return 0
 
 
