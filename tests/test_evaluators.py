@@ -504,6 +504,50 @@ def test_a_value_that_is_no_number_leaves_sum_and_avg_unbound():
         R2R(unbound, stream, "both").evaluate((0, 2))
 
 
+def test_count_leaves_out_an_expressions_errors_and_oxigraphs_unbound_count_is_a_declared_rule(monkeypatch):
+    from rdflib import XSD
+    from rdflib import Literal as L
+
+    from oracle.r2r.query import EvaluatorDisagreement
+
+    # SPARQL 1.1 §18.5.1.2: Count "counts the number of times a given expression has a bound, and non-error value
+    # within the aggregate group".  By hand, over a 1, b "z", c 3: ?o + 1 is 2, an error, 4, so COUNT(?o + 1) is
+    # 2 and, grouped by ?s, a 1, b 0, c 1; COUNT(?o) and COUNT(*) are 3.  rdflib 7.6 counted the error (3; b 1),
+    # Oxigraph 0.5 leaves the COUNT unbound where the expression errs (the whole window; b)
+    stream = triple_stream((1, "a", "v", num(1)), (2, "b", "v", L("z")), (3, "c", "v", num(3)))
+    n = {k: L(k, datatype=XSD.integer) for k in ("0", "1", "2", "3")}
+    total = "SELECT (COUNT(?o + 1) AS ?c) (COUNT(DISTINCT ?o + 1) AS ?d) WHERE { ?s <http://ex.org/v> ?o }"
+    grouped = "SELECT ?s (COUNT(?o + 1) AS ?c) WHERE { ?s <http://ex.org/v> ?o } GROUP BY ?s"
+    plain = "SELECT (COUNT(?o) AS ?c) (COUNT(*) AS ?n) WHERE { ?s <http://ex.org/v> ?o }"
+    assert R2R(total, stream, "oxigraph").evaluate((0, 3)).rows == ({},)
+    for evaluator in ("rdflib", "both", "auto"):
+        assert R2R(total, stream, evaluator).evaluate((0, 3)).rows == ({"c": n["2"], "d": n["2"]},), evaluator
+        got = sorted(R2R(grouped, stream, evaluator).evaluate((0, 3)).rows, key=lambda r: r["s"])
+        assert got == [{"s": iri("a"), "c": n["1"]}, {"s": iri("b"), "c": n["0"]}, {"s": iri("c"), "c": n["1"]}]
+    for evaluator in ("rdflib", "oxigraph", "both", "auto"):
+        assert R2R(plain, stream, evaluator).evaluate((0, 3)).rows == ({"c": n["3"], "n": n["3"]},), evaluator
+    both = R2R(grouped, stream, "both")
+    both.evaluate((0, 3))
+    assert both.disagreements == {"count-errors": 1}
+    sols, rdflib_used, _ = _routes(monkeypatch, grouped, stream, (0, 3))  # auto: rdflib evaluates too, and stands
+    assert rdflib_used and len(sols.rows) == 3
+    monkeypatch.undo()
+    # a COUNT another expression reads: Oxigraph's error reaches it, the rule does not hold, the oracle stops
+    read = "SELECT ((COUNT(?o + 1) + 0) AS ?c) WHERE { ?s <http://ex.org/v> ?o }"
+    with pytest.raises(EvaluatorDisagreement):
+        R2R(read, stream, "both").evaluate((0, 3))
+    # a difference beside the unbound COUNT (here rdflib's rows stood in by other numbers) is no such rule
+    from oracle.r2r.evaluators import QueryFacts, declared_rule
+    from oracle.r2r.solutions import Solutions
+    facts = QueryFacts(grouped, counts=frozenset({"c"}))
+    oxigraph = Solutions.of([{"s": iri("a"), "c": n["1"]}, {"s": iri("b")}, {"s": iri("c"), "c": n["1"]}])
+    rdflib = Solutions.of([{"s": iri("a"), "c": n["1"]}, {"s": iri("b"), "c": n["0"]}, {"s": iri("c"), "c": n["1"]}])
+    assert declared_rule(rdflib, oxigraph, facts, []) == "count-errors"
+    wrong = Solutions.of([{"s": iri("a"), "c": n["2"]}, {"s": iri("b"), "c": n["0"]}, {"s": iri("c"), "c": n["1"]}])
+    assert declared_rule(wrong, oxigraph, facts, []) is None
+    assert declared_rule(rdflib, rdflib, facts, []) is None  # every COUNT bound: not this rule's difference
+
+
 def test_in_tests_each_member_with_equals():
     from rdflib import XSD
     from rdflib import Literal as L

@@ -17,17 +17,13 @@ the oracle stops on their disagreement (a harness ERROR) rather than pick one.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
-from rdflib import Literal, Variable
+from rdflib import Literal
 from rdflib.namespace import XSD
 from rdflib.plugins.sparql.parserutils import CompValue
 
-from oracle.r2r.algebra import nodes
-
-#: algebra keys that name a variable without reading it: what a pattern binds or projects
-NAMING = ("_vars", "PV", "res", "var")
+from oracle.r2r.algebra import nodes, read_alone
 
 
 def concatenated(algebra: CompValue) -> dict[str, str]:
@@ -35,36 +31,12 @@ def concatenated(algebra: CompValue) -> dict[str, str]:
     else reads."""
     if algebra.name != "SelectQuery" or any(n.name in ("Distinct", "Reduced") for n in nodes(algebra)):
         return {}  # DISTINCT over values in two orders: "a b" and "b a" are two solutions, or one
-    separators, reads, bound = {}, Counter(), Counter()
-    extends = []
+    separators = {}
     for node in nodes(algebra):
         if node.name == "Aggregate_GroupConcat":
             sep = dict.get(node, "separator")  # CompValue.get answers a missing key with its name
             separators[node.res] = " " if sep is None else str(sep)
-        if node.name == "Extend":
-            extends.append(node)
-            bound[node.var] += 1
-        for key, value in node.items():
-            if key not in NAMING:
-                reads.update(_variables(value))
-    projected = set(algebra.PV)
-    return {str(e.var): separators[e.expr] for e in extends
-            if isinstance(e.expr, Variable) and e.expr in separators and reads[e.expr] == 1  # the Extend alone
-            and reads[e.var] == 0 and bound[e.var] == 1 and e.var in projected}
-
-
-def _variables(value: Any):
-    """The variables in a node's value outside nested nodes (those are visited on their own)."""
-    if isinstance(value, Variable):
-        yield value
-    elif isinstance(value, dict) and not isinstance(value, CompValue):
-        for k, v in value.items():
-            yield from _variables(k)
-            yield from _variables(v)
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        for v in value:
-            if not isinstance(v, CompValue):
-                yield from _variables(v)
+    return read_alone(algebra, separators)
 
 
 def pieces(term: Any, separator: str) -> tuple[str, ...] | None:

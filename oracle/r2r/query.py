@@ -280,8 +280,9 @@ class R2R:
         # what the declared rules read of the query (oracle/r2r/evaluators.py)
         casts = "Function" in names and any(n.name == "Function" and str(dict.get(n, "iri", "")).startswith(str(XSD))
                                             for n in nodes(self.query.algebra))
+        counts = sums.counted(self.query.algebra) if "Aggregate_Count" in names else frozenset()
         self.facts = QueryFacts(self.text, frozenset(names & ARITHMETIC), frozenset(zero_ends), self.concat,
-                                alternatives, casts)
+                                alternatives, casts, counts)
         self.oxigraph = Oxigraph(query) if evaluator != "rdflib" else None
         self.executor = executor  # None: in process; else e.g. oracle.r2r.executors.SparkExecutor
         self._prefetched: dict = {}  # content → Oxigraph's plain answer, from the executor

@@ -1,4 +1,4 @@
-"""SUM and AVG with SPARQL's errors.
+"""SUM, AVG and COUNT with SPARQL's errors.
 
 SPARQL 1.1 §18.5.1 defines Sum with ``op:numeric-add`` and Avg as Sum / Count, so a value that is no number (a
 string, a blank node, an ill-typed literal, an expression's error) is a type error, the aggregate is an error,
@@ -11,18 +11,25 @@ unbound, as the Spark engine does.
 value that is no number making the aggregate an error. An unbound variable (``SUM(?v)`` with ``?v`` unbound by
 an OPTIONAL) is left out, as rdflib does; Oxigraph makes it an error, so where the two evaluators differ on it
 the oracle stops, as before. Registered in rdflib's ``Aggregator.accumulator_classes`` under names of their own
-(:data:`READ`), which :func:`mark` gives the algebra's SUM and AVG: rdflib's own, which the reference engine runs,
-are untouched.
+(:data:`READ`), which :func:`mark` gives the algebra's SUM, AVG and COUNT: rdflib's own, which the reference engine
+runs, are untouched.
+
+COUNT (SPARQL 1.1 §18.5.1.2) "counts the number of times a given expression has a bound, and non-error value within
+the aggregate group". rdflib's counts an expression's error too (``COUNT(?o + 1)`` over ``"z"``: rdflib hands the
+error back as a value and counts it); :class:`Count` leaves it out. Oxigraph 0.5 leaves such a COUNT unbound: the
+``count-errors`` rule (oracle/r2r/evaluators.py).
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from rdflib import XSD, Literal
-from rdflib.plugins.sparql.aggregates import Accumulator, Aggregator, _eval, type_safe_numbers
+from rdflib import XSD, Literal, Variable
+from rdflib.plugins.sparql.aggregates import Accumulator, Aggregator, Counter, _eval, type_safe_numbers
 from rdflib.plugins.sparql.operators import numeric, type_promotion
 from rdflib.plugins.sparql.sparql import NotBoundError, SPARQLError
+
+from oracle.r2r.algebra import nodes, read_alone
 
 #: the suffix of the names the oracle's SUM and AVG are registered under
 READ = "_Erring"
@@ -99,16 +106,41 @@ class Avg(_Erring):
         return Literal(Decimal(self.sum) / Decimal(self.counter))
 
 
-Aggregator.accumulator_classes.update({"Aggregate_Sum" + READ: Sum, "Aggregate_Avg" + READ: Avg})
+class Count(Counter):
+    """rdflib's COUNT, an expression's error left out (an unbound variable already is)."""
+
+    def update(self, row, aggregator) -> None:
+        try:
+            value = self.eval_row(row)
+        except NotBoundError:
+            return
+        if isinstance(value, SPARQLError):  # rdflib's expressions hand their errors back as values
+            return
+        self.value += 1
+        if self.distinct:
+            self.seen.add(value)
+
+
+Aggregator.accumulator_classes.update({"Aggregate_Sum" + READ: Sum, "Aggregate_Avg" + READ: Avg,
+                                       "Aggregate_Count" + READ: Count})
+MENDED = ("Aggregate_Sum", "Aggregate_Avg", "Aggregate_Count")
 
 
 def mark(nodes) -> None:
-    """Give every SUM and AVG among ``nodes`` (an algebra's) this module's accumulators."""
+    """Give every SUM, AVG and COUNT among ``nodes`` (an algebra's) this module's accumulators."""
     for node in nodes:
-        if node.name in ("Aggregate_Sum", "Aggregate_Avg"):
+        if node.name in MENDED:
             node.name += READ
 
 
 def canonical(name: str) -> str:
     """An algebra node's name as rdflib's translation gave it (``Aggregate_Sum``, not the oracle's)."""
     return name.removesuffix(READ)
+
+
+def counted(algebra) -> frozenset[str]:
+    """The projected variables a COUNT of an expression binds and nothing else reads (the ``count-errors``
+    rule's: only an expression errs; ``COUNT(*)`` and ``COUNT(?v)`` never do)."""
+    results = {n.res: True for n in nodes(algebra) if canonical(n.name) == "Aggregate_Count"
+               and n.vars != "*" and not isinstance(n.vars, Variable)}
+    return frozenset(read_alone(algebra, results))
