@@ -143,6 +143,12 @@ class Pipelined:
         return path
 
     def _format(self) -> None:
+        try:
+            self._windows()
+        finally:  # the answering thread stops too, whatever happened here
+            self.closed.put(None)
+
+    def _windows(self) -> None:
         k, rows = 0, []
 
         def closes(t):  # time t has passed the close of window k
@@ -164,7 +170,6 @@ class Pipelined:
             if ended:
                 if rows:
                     self.closed.put((k, self._write(f"window-{k}", rows)))
-                self.closed.put(None)
                 return
 
     def _answer(self) -> None:
@@ -243,8 +248,10 @@ def main() -> int:
             for name, session_of in designs.items():
                 r = feed(session_of, stream, args.speed)
                 cores = (r["python"] + r["jvm"]) / r["feed"]
+                threads = " ".join(f"{r['threads'][k]:>5.2f}" for k in kinds)
+                delays = " ".join(f"{d:.2f}" for d in r["delays"])
                 print(f"{name:<10} {run:>3} {slope(r['delays']):>+14.3f} {r['python']:>7.2f} {r['jvm']:>6.2f} "
-                      + " ".join(f"{r['threads'][k]:>5.2f}" for k in kinds) + f" {cores:>6.2f} {r['late']:>8.0f}  {' '.join(f'{d:.2f}' for d in r['delays'])}", flush=True)
+                      f"{threads} {cores:>6.2f} {r['late']:>8.0f}  {delays}", flush=True)
     finally:
         for path in folder.glob("*"):
             path.unlink()
