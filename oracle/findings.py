@@ -19,6 +19,8 @@ FINDINGS = {
     "avg-integer": "computes AVG as an integer division (its means of integers lose their fraction)",
     "count-distinct": "reads COUNT(DISTINCT …) as COUNT(…) (it counts repeated values again)",
     "concat-distinct": "reads GROUP_CONCAT(DISTINCT …) as GROUP_CONCAT(…) (it joins repeated values again)",
+    "count-errors": "counts an expression's errors in COUNT (an N/A reading counted in COUNT(?c * 1.8 + 32))",
+    "count-error-unbound": "leaves a COUNT of an expression unbound where the expression errs (a COUNT is never an error)",
     "optional-inner": "drops the solutions that leave an OPTIONAL's variables unbound (OPTIONAL read as an inner join)",
     "borders": "has window borders unlike the explained ones (gracious mode)",
     "missing-report": "has no report where the oracle has one",

@@ -22,6 +22,8 @@ from pathlib import Path
 from rdflib import Dataset, Graph, URIRef
 from rdflib.paths import AlternativePath, InvPath, MulPath, SequencePath
 from rdflib.plugins.sparql import prepareQuery
+from rdflib.plugins.sparql.aggregates import Aggregator, Counter
+from rdflib.plugins.sparql.sparql import NotBoundError, SPARQLError
 
 from engines import r2s
 from engines.contract import EngineInfo, LiveUnsupported, RunRequest
@@ -50,11 +52,32 @@ def _once_per_pair(path):
     return path
 
 
+class _Count(Counter):
+    """SPARQL 1.1 §18.5.1.2's Count, "the number of times a given expression has a bound, and non-error value":
+    rdflib 7.6 counts an expression's error too, which its expressions hand back as a value (case
+    ``aggregates.count-expression-errors``)."""
+
+    def update(self, row, aggregator) -> None:
+        try:
+            value = self.eval_row(row)
+        except NotBoundError:
+            return
+        if not isinstance(value, SPARQLError):
+            self.value += 1
+            if self.distinct:
+                self.seen.add(value)
+
+
+COUNT = "Aggregate_Count_Reference"  # the name this engine's COUNT runs under in rdflib's algebra
+Aggregator.accumulator_classes[COUNT] = _Count
+
+
 @lru_cache(maxsize=64)
-def _query(text: str, paths=_once_per_pair):
-    """The R2R query as rdflib prepares it, each path in a triple pattern a set of pairs (:class:`_OncePerPair`),
-    with the prefixes a fresh graph binds, as ``Graph.query`` reads a text.  ``paths``: how each path is
-    rewritten (a fault engine runs another)."""
+def _query(text: str, paths=_once_per_pair, count: str = COUNT):
+    """The R2R query as rdflib prepares it, each path in a triple pattern a set of pairs (:class:`_OncePerPair`)
+    and each COUNT SPARQL's (:class:`_Count`), with the prefixes a fresh graph binds, as ``Graph.query`` reads a
+    text.  ``paths``: how each path is rewritten; ``count``: the accumulator each COUNT runs under (a fault engine
+    runs others: ``Aggregate_Count`` is rdflib's own)."""
     query = prepareQuery(text, initNs=dict(Graph().namespaces()))
     pending = [query.algebra]
     while pending:
@@ -62,6 +85,8 @@ def _query(text: str, paths=_once_per_pair):
         if isinstance(node, dict):
             if node.get("triples") and getattr(node, "name", None) == "BGP":
                 node["triples"] = [(s, paths(p), o) for s, p, o in node["triples"]]
+            if getattr(node, "name", None) == "Aggregate_Count":
+                node.name = count
             pending.extend(node.values())
         elif isinstance(node, list):
             pending.extend(node)

@@ -513,6 +513,42 @@ def _wrapped(text: str, name: str, before: str, after: str) -> str:
     return "".join(out) + text[i:]
 
 
+#: a COUNT call, its DISTINCT if any
+COUNT_CALL = re.compile(r"\bCOUNT\s*\(\s*(?:DISTINCT\s+)?", re.I)
+#: what a COUNT counts that can be no error: every solution, or a variable's bound values
+NEVER_ERRS = re.compile(r"\s*(?:\*|[?$]\w+)\s*")
+
+
+#: a value no counted expression gives (a string of the kit's own), standing in for an error
+ERROR_VALUE = '"urn:rspconf:count-error"'
+
+
+def _counts(text: str, written) -> str:
+    """``text`` with each COUNT of an expression, ``COUNT(d e)`` (``d``: its DISTINCT if any), written
+    ``written(d, e)`` (parentheses balanced); ``COUNT(*)`` and ``COUNT(?v)``, which never err, as they are."""
+    out, i = [], 0
+    while (m := COUNT_CALL.search(text, i)) is not None:
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+        inner, call = text[m.end():j - 1], text[m.start():m.end()]
+        out.append(text[i:j] if NEVER_ERRS.fullmatch(inner) else text[i:m.start()] + written(call, inner))
+        i = j
+    return "".join(out) + text[i:]
+
+
+def _counting_errors(text: str) -> str:
+    """Each COUNT of an expression counting its errors too: ``COUNT(COALESCE(e, error))``."""
+    return _counts(text, lambda call, e: f"{call}COALESCE({e}, {ERROR_VALUE}))")
+
+
+def _unbound_on_error(text: str) -> str:
+    """Each COUNT of an expression an error (``1/0``) in a group where the expression errs: there counting its
+    errors too gives another number."""
+    return _counts(text, lambda call, e: f"IF({call}{e}) = {call}COALESCE({e}, {ERROR_VALUE})), {call}{e}), 1/0)")
+
+
 #: faults of an aggregate, as the query an engine with the fault answers: (finding, words, rewrite)
 REWRITES = (
     ("avg-integer", "the engine's relation is exactly that of the query with each AVG an integer division "
@@ -524,6 +560,13 @@ REWRITES = (
     ("concat-distinct", "the engine's relation is exactly that of the query with GROUP_CONCAT(DISTINCT …) read as "
                         "GROUP_CONCAT(…): it joins repeated values again",
      lambda text: re.sub(r"\bGROUP_CONCAT\s*\(\s*DISTINCT\s+", "GROUP_CONCAT(", text, flags=re.I)),
+    ("count-errors", "the engine's relation is exactly that of the query with each COUNT of an expression counting "
+                     "the expression's errors too: SPARQL counts only its bound, non-error values (§18.5.1.2)",
+     _counting_errors),
+    ("count-error-unbound", "the engine's relation is exactly that of the query with each COUNT of an expression "
+                            "unbound in a group where the expression errs: SPARQL counts the bound, non-error values "
+                            "(§18.5.1.2), and a COUNT is never an error",
+     _unbound_on_error),
 )
 
 
