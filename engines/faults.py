@@ -19,13 +19,13 @@ from rdflib import BNode, Graph, Literal, URIRef, Variable
 from rdflib.namespace import XSD
 from rdflib.paths import AlternativePath, InvPath, SequencePath
 from rdflib.plugins.sparql import prepareQuery
-from rdflib.plugins.sparql.aggregates import Aggregator, Counter
+from rdflib.plugins.sparql.aggregates import Aggregator
 from rdflib.plugins.sparql.evaluate import evalPart
-from rdflib.plugins.sparql.sparql import NotBoundError, QueryContext, SPARQLError
+from rdflib.plugins.sparql.sparql import QueryContext
 
 from engines import r2s as engine_r2s
 from engines.contract import RunRequest, Unsupported
-from engines.reference import GROUP_BY, ReferenceEngine, _once_per_pair, _query
+from engines.reference import GROUP_BY, ReferenceEngine, _Count, _once_per_pair, _query
 from engines.reference.live import ReferenceLive
 from oracle.model import MultiWindowSpec, ObservedReport, ValiditySpec, WindowSpec
 
@@ -802,28 +802,17 @@ class CountErrorsEngine(ReferenceEngine):
         return _query(text, count="Aggregate_Count")  # rdflib's own COUNT
 
 
-class _CountUnboundOnError(Counter):
+class _CountUnboundOnError(_Count):
     """A COUNT that is an error, unbound, once its expression errs in the group."""
 
-    def __init__(self, aggregation):
-        super().__init__(aggregation)
-        self.error = False
+    error = False
 
-    def update(self, row, aggregator) -> None:
-        try:
-            value = self.eval_row(row)
-        except NotBoundError:
-            return
-        if isinstance(value, SPARQLError):
-            self.error = True
-        else:
-            self.value += 1
-            if self.distinct:
-                self.seen.add(value)
+    def erred(self) -> None:
+        self.error = True
 
     def set_value(self, bindings) -> None:
         if not self.error:
-            bindings[self.var] = self.get_value()
+            super().set_value(bindings)
 
 
 Aggregator.accumulator_classes["Aggregate_Count_Unbound_On_Error"] = _CountUnboundOnError

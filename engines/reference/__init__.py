@@ -62,10 +62,15 @@ class _Count(Counter):
             value = self.eval_row(row)
         except NotBoundError:
             return
-        if not isinstance(value, SPARQLError):
-            self.value += 1
-            if self.distinct:
-                self.seen.add(value)
+        if isinstance(value, SPARQLError):
+            self.erred()
+            return
+        self.value += 1
+        if self.distinct:
+            self.seen.add(value)
+
+    def erred(self) -> None:
+        """The expression erred for a solution: left out (a fault engine does otherwise)."""
 
 
 COUNT = "Aggregate_Count_Reference"  # the name this engine's COUNT runs under in rdflib's algebra

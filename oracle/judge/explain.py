@@ -499,43 +499,37 @@ def _solution_form(w: WindowResult, query: R2R) -> tuple[str, str] | None:
     return None
 
 
-def _wrapped(text: str, name: str, before: str, after: str) -> str:
-    """``text`` with every call ``name(…)`` (case-insensitive, parentheses balanced) written
-    ``before + name(…) + after``."""
-    out, i, pattern = [], 0, re.compile(rf"\b{name}\s*\(", re.I)
+def _calls(text: str, pattern: re.Pattern, written) -> str:
+    """``text`` with every call that ``pattern`` opens (up to its parenthesis, parentheses balanced) written
+    ``written(opening, arguments)``: the opening as matched, the text between the parentheses."""
+    out, i = [], 0
     while (m := pattern.search(text, i)) is not None:
         depth, j = 1, m.end()
         while j < len(text) and depth:
             depth += {"(": 1, ")": -1}.get(text[j], 0)
             j += 1
-        out.append(text[i:m.start()] + before + text[m.start():j] + after)
+        out.append(text[i:m.start()] + written(m.group(), text[m.end():j - 1]))
         i = j
     return "".join(out) + text[i:]
+
+
+def _wrapped(text: str, name: str, before: str, after: str) -> str:
+    """``text`` with every call ``name(…)`` (case-insensitive) written ``before + name(…) + after``."""
+    return _calls(text, re.compile(rf"\b{name}\s*\(", re.I), lambda call, args: f"{before}{call}{args}){after}")
 
 
 #: a COUNT call, its DISTINCT if any
 COUNT_CALL = re.compile(r"\bCOUNT\s*\(\s*(?:DISTINCT\s+)?", re.I)
 #: what a COUNT counts that can be no error: every solution, or a variable's bound values
 NEVER_ERRS = re.compile(r"\s*(?:\*|[?$]\w+)\s*")
-
-
 #: a value no counted expression gives (a string of the kit's own), standing in for an error
 ERROR_VALUE = '"urn:rspconf:count-error"'
 
 
 def _counts(text: str, written) -> str:
-    """``text`` with each COUNT of an expression, ``COUNT(d e)`` (``d``: its DISTINCT if any), written
-    ``written(d, e)`` (parentheses balanced); ``COUNT(*)`` and ``COUNT(?v)``, which never err, as they are."""
-    out, i = [], 0
-    while (m := COUNT_CALL.search(text, i)) is not None:
-        depth, j = 1, m.end()
-        while j < len(text) and depth:
-            depth += {"(": 1, ")": -1}.get(text[j], 0)
-            j += 1
-        inner, call = text[m.end():j - 1], text[m.start():m.end()]
-        out.append(text[i:j] if NEVER_ERRS.fullmatch(inner) else text[i:m.start()] + written(call, inner))
-        i = j
-    return "".join(out) + text[i:]
+    """``text`` with each COUNT of an expression, ``COUNT(e)`` (``call``: ``COUNT(`` with its DISTINCT if any),
+    written ``written(call, e)``; ``COUNT(*)`` and ``COUNT(?v)``, which never err, as they are."""
+    return _calls(text, COUNT_CALL, lambda call, e: f"{call}{e})" if NEVER_ERRS.fullmatch(e) else written(call, e))
 
 
 def _counting_errors(text: str) -> str:

@@ -11,8 +11,8 @@ unbound, as the Spark engine does.
 value that is no number making the aggregate an error. An unbound variable (``SUM(?v)`` with ``?v`` unbound by
 an OPTIONAL) is left out, as rdflib does; Oxigraph makes it an error, so where the two evaluators differ on it
 the oracle stops, as before. Registered in rdflib's ``Aggregator.accumulator_classes`` under names of their own
-(:data:`READ`), which :func:`mark` gives the algebra's SUM, AVG and COUNT: rdflib's own, which the reference engine
-runs, are untouched.
+(:data:`READ`), which :func:`mark` gives the algebra's SUM, AVG and COUNT: rdflib's own are untouched (the
+reference engine runs rdflib's SUM and AVG, and a COUNT of its own: engines/reference).
 
 COUNT (SPARQL 1.1 §18.5.1.2) "counts the number of times a given expression has a bound, and non-error value within
 the aggregate group". rdflib's counts an expression's error too (``COUNT(?o + 1)`` over ``"z"``: rdflib hands the
