@@ -24,7 +24,9 @@ import argparse
 import gc
 import os
 import queue
+import shutil
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -35,13 +37,20 @@ sys.path.insert(0, str(ROOT))
 from bench.live_lines import QUERY  # noqa: E402
 from bench.spark_replay import WINDOW  # noqa: E402
 from conformance.load.live import Feeder, last_close  # noqa: E402
-from conformance.load.resources import TICKS, tree, usage  # noqa: E402
+from conformance.load.resources import cpu_seconds, tree, usage  # noqa: E402
 from conformance.streams import generate  # noqa: E402
 from engines.contract import RunRequest  # noqa: E402
 from engines.spark import SparkEngine, algebra_of  # noqa: E402
 from engines.spark.live import LineWriter  # noqa: E402
 from engines.spark.reporter import NONE, Reporter, template_of  # noqa: E402
-from engines.spark.windowjob import K, answers, matchable_predicates, solve, static_frame  # noqa: E402
+from engines.spark.windowjob import (  # noqa: E402
+    K,
+    answers,
+    latest_instance,
+    matchable_predicates,
+    solve,
+    static_frame,
+)
 from oracle.model import triple_count  # noqa: E402
 
 STREAM_IRI = "http://www.example.org/yabench/observations"
@@ -61,9 +70,9 @@ def jvm_threads() -> dict[int, tuple[str, float]]:
                 stat = (task / "stat").read_text()
             except OSError:
                 continue
-            name, fields = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+            name = stat[stat.index("(") + 1:stat.rindex(")")]
             kind = next((k for k, prefixes in KINDS if name.startswith(prefixes)), "other")
-            out[int(task.name)] = (kind, (int(fields[11]) + int(fields[12])) / TICKS)
+            out[int(task.name)] = (kind, cpu_seconds(stat))
     return out
 
 
@@ -178,7 +187,7 @@ class Pipelined:
             Path(item[1]).unlink()
 
     def _job(self, k: int, path: str):
-        index = f"CAST(floor((t - {self.t0}) / {self.slide}) AS BIGINT) AS {K}"
+        index = f"{latest_instance(self.t0, self.slide)} AS {K}"  # a tumbling window: the triple's one
         frame = self.spark.read.schema(self.schema).parquet(path).selectExpr("s", "p", "o", index).coalesce(1)
         form, rows, held = solve(self.spark, frame, self.static, self.algebra, [k])
         opening = self.t0 + k * self.slide
@@ -228,8 +237,7 @@ def main() -> int:
     request = RunRequest(case_id="bench.live-designs", stream=stream, r2r=QUERY, query_text=QUERY, window=WINDOW,
                          r2s="rstream", stream_iri=STREAM_IRI)
     engine = SparkEngine(mode="streaming")
-    folder = Path(os.environ.get("TMPDIR", "/tmp")) / f"rspconf-live-designs-{os.getpid()}"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="rspconf-live-designs-"))
     designs = {"engine": lambda emit: engine.live(request, emit)}
     try:
         import pyarrow  # noqa: F401
@@ -253,9 +261,7 @@ def main() -> int:
                 print(f"{name:<10} {run:>3} {slope(r['delays']):>+14.3f} {r['python']:>7.2f} {r['jvm']:>6.2f} "
                       f"{threads} {cores:>6.2f} {r['late']:>8.0f}  {delays}", flush=True)
     finally:
-        for path in folder.glob("*"):
-            path.unlink()
-        folder.rmdir()
+        shutil.rmtree(folder, ignore_errors=True)
     print("JVM = jit (the C1/C2 compiler threads) + tasks (executor tasks) + gc + other (mostly the threads that"
           " answer Python's calls, where each job's SQL is parsed, analysed, optimised and planned); cores: the CPU of"
           " the run (the feed, the flush after it) over the feed's wall time")

@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from conformance.load.resources import cpu_seconds  # noqa: E402
 from conformance.streams.generate import write  # noqa: E402
 from oracle.model import WindowSpec  # noqa: E402
 
@@ -67,8 +68,7 @@ def jit_seconds(pid: int) -> float:
         for task in os.listdir(f"/proc/{pid}/task"):
             stat = Path(f"/proc/{pid}/task/{task}/stat").read_text()
             if "Compiler" in stat.split("(", 1)[1].rsplit(")", 1)[0]:
-                fields = stat.rsplit(")", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+                total += cpu_seconds(stat)
     except (OSError, IndexError, ValueError):
         return float("nan")
     return total

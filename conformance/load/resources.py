@@ -46,6 +46,12 @@ def memory(pid: int) -> float:
     return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE / 2 ** 20
 
 
+def cpu_seconds(stat: str) -> float:
+    """The CPU seconds (user and system) a ``/proc/<pid>/stat`` or ``/proc/<pid>/task/<tid>/stat`` text states."""
+    fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+
+
 def usage(pid: int) -> tuple[float, float] | None:
     """(CPU seconds used so far, memory MiB) of a process tree, or None if /proc cannot tell."""
     cpu, mib, seen = 0.0, 0.0, False
@@ -55,8 +61,7 @@ def usage(pid: int) -> tuple[float, float] | None:
             mib += memory(p)
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
-        cpu += (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+        cpu += cpu_seconds(stat)
         seen = True
     return (cpu, mib) if seen else None
 
