@@ -1,21 +1,19 @@
-"""Two live designs of the Spark engine fed the same load side by side: does either keep up? (issue 33 §3)
+"""The Spark engine's live design fed ten times YABench's big load: does it keep up, and does the one plan
+for every window decide it?  (issue 33 §3)
 
 Run: python3 bench/live_designs.py [--stations 10000] [--speed 10] [--seconds 60] [--runs 2]
-(the ``pipelined`` design needs ``pip install pyarrow``; without it only the engine runs)
 
-- ``engine``: the engine's own live session (:mod:`engines.spark.live`): Spark jobs cut the pushes into
-  checkpointed segments ahead of each close, then one job a close answers the window.
-- ``pipelined``: the candidate stop 69 measured against it, kept here as the evidence: no Spark job before
-  the close and no text to parse.  One thread formats each window's matchable triples
-  (:class:`~engines.spark.live.LineWriter`) and writes them as one Parquet file, while a second answers the
-  windows already closed, one job each over its file in one partition (``coalesce(1)``: no exchange).  Its
-  job is warmed over the stream's first window (it reads ahead; the engine does not).  Tumbling windows only.
+- ``engine``: the engine's live session (:mod:`engines.spark.live`): a formatting thread writes each
+  window's matchable triples as Parquet, an answering thread runs a copy of one planned job per window.
+- ``planned``: the same session with each window's job planned anew (``live.REUSE_PLAN = False``): Spark
+  parses, analyses, optimises and plans the window's SQL every time, as the engine did up to stop 69.
 
 Both are fed the weather filter's load (the YABench model, ``--seconds`` of stream) by the kit's feeder
 (:class:`conformance.load.live.Feeder`) at ``--speed``, the designs alternated run by run in one process.
 Per run: each window's delay (report arrival minus the window's close in wall-clock time), the delay's slope
-(least squares, s per window, the flushed last window left out), the CPU of Python and of the JVM, and the
-cores they used over the feed.  A design keeps up when its delay does not grow: slope about 0.
+(least squares, s per window, the flushed last window left out), the CPU of Python and of the JVM (the JVM's
+by thread kind), and the cores they used over the feed.  A design keeps up when its delay does not grow:
+slope about 0.
 """
 
 from __future__ import annotations
@@ -23,11 +21,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import queue
-import shutil
 import sys
-import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -40,17 +34,8 @@ from conformance.load.live import Feeder, last_close  # noqa: E402
 from conformance.load.resources import cpu_seconds, tree, usage  # noqa: E402
 from conformance.streams import generate  # noqa: E402
 from engines.contract import RunRequest  # noqa: E402
-from engines.spark import SparkEngine, algebra_of  # noqa: E402
-from engines.spark.live import LineWriter  # noqa: E402
-from engines.spark.reporter import NONE, Reporter, template_of  # noqa: E402
-from engines.spark.windowjob import (  # noqa: E402
-    K,
-    answers,
-    latest_instance,
-    matchable_predicates,
-    solve,
-    static_frame,
-)
+from engines.spark import SparkEngine  # noqa: E402
+from engines.spark import live as spark_live  # noqa: E402
 from oracle.model import triple_count  # noqa: E402
 
 STREAM_IRI = "http://www.example.org/yabench/observations"
@@ -96,102 +81,12 @@ def cpu() -> tuple[float, float]:
     return own, used[0] - own
 
 
-class Pipelined:
-    """The candidate live session (see the module's docstring): ``push`` queues; a formatting thread writes
-    one Parquet file per window as time passes its close; an answering thread runs one job per file."""
-
-    def __init__(self, engine: SparkEngine, request: RunRequest, emit, folder: Path, warm_up: int):
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-        from pyspark.sql.types import LongType, StringType, StructField, StructType
-
-        from engines.spark.session import session
-
-        if request.window.range != request.window.slide:
-            raise ValueError("the pipelined design takes tumbling windows only")
-        self.pa, self.pq = pa, pq
-        self.arrow = pa.schema([("s", pa.string()), ("p", pa.string()), ("o", pa.string()), ("t", pa.int64())])
-        self.schema = StructType([StructField(n, StringType()) for n in "spo"] + [StructField("t", LongType())])
-        self.algebra = algebra_of(request.r2r)
-        self.spark = session(engine.master)
-        self.t0, self.slide, self.emit, self.folder = engine.t0, request.window.slide, emit, folder
-        self.writer = LineWriter(matchable_predicates(self.algebra))
-        self.reporter = Reporter(request.r2s, False, template_of(self.algebra))
-        self.static = static_frame(self.spark, request.stream, self.algebra)
-        first = [e for e in request.stream.elements if e.t < self.t0 + self.slide]
-        warm = self._write("warm-up", self.writer.rows(first))
-        for _ in range(warm_up):
-            self._job(0, warm)
-        self.cond = threading.Condition()
-        self.pending: list = []
-        self.now: int | None = None
-        self.ended = False
-        self.closed: queue.Queue = queue.Queue()
-        self.threads = [threading.Thread(target=f, daemon=True) for f in (self._format, self._answer)]
-        for thread in self.threads:
-            thread.start()
-
-    def push(self, t: int, elements: list) -> None:
-        with self.cond:
-            if elements:
-                self.pending.append((t, elements))
-            self.now = t if self.now is None else max(self.now, t)
-            self.cond.notify()
-
-    def end(self) -> None:
-        with self.cond:
-            self.ended = True
-            self.cond.notify()
-        for thread in self.threads:
-            thread.join()
-
-    def _write(self, name: str, rows: list) -> str:
-        path = str(self.folder / f"{name}.parquet")
-        columns = [list(c) for c in zip(*rows)] if rows else [[], [], [], []]
-        self.pq.write_table(self.pa.table(columns, schema=self.arrow), path, compression="none")
-        return path
-
-    def _format(self) -> None:
-        try:
-            self._windows()
-        finally:  # the answering thread stops too, whatever happened here
-            self.closed.put(None)
-
-    def _windows(self) -> None:
-        k, rows = 0, []
-
-        def closes(t):  # time t has passed the close of window k
-            return t >= self.t0 + (k + 1) * self.slide
-
-        while True:
-            with self.cond:
-                while not (self.pending or self.ended or (self.now is not None and closes(self.now))):
-                    self.cond.wait()
-                pushes, self.pending, now, ended = self.pending, [], self.now, self.ended
-            for t, elements in pushes:
-                while closes(t):
-                    self.closed.put((k, self._write(f"window-{k}", rows)))
-                    k, rows = k + 1, []
-                rows += self.writer.rows(elements)
-            while now is not None and closes(now):
-                self.closed.put((k, self._write(f"window-{k}", rows)))
-                k, rows = k + 1, []
-            if ended:
-                if rows:
-                    self.closed.put((k, self._write(f"window-{k}", rows)))
-                return
-
-    def _answer(self) -> None:
-        while (item := self.closed.get()) is not None:
-            self.emit(self._job(*item))
-            Path(item[1]).unlink()
-
-    def _job(self, k: int, path: str):
-        index = f"{latest_instance(self.t0, self.slide)} AS {K}"  # a tumbling window: the triple's one
-        frame = self.spark.read.schema(self.schema).parquet(path).selectExpr("s", "p", "o", index).coalesce(1)
-        form, rows, held = solve(self.spark, frame, self.static, self.algebra, [k])
-        opening = self.t0 + k * self.slide
-        return self.reporter.report(form, opening, opening + self.slide, answers(rows, held, [k]).get(k, NONE))
+def thread_cpu(thread) -> float:
+    """A live Python thread's CPU seconds so far (0 once it has ended)."""
+    try:
+        return cpu_seconds(Path(f"/proc/self/task/{thread.native_id}/stat").read_text())
+    except OSError:
+        return 0.0
 
 
 def feed(session_of, stream, speed: float) -> dict:
@@ -202,7 +97,11 @@ def feed(session_of, stream, speed: float) -> dict:
     gc.freeze()  # as the kit's live runs do (conformance/load/live.py)
     try:
         before, threads = cpu(), jvm_threads()
+        fed = time.thread_time()
         log = Feeder(stream.elements, speed=speed, heartbeat=0.1, until=until).run(session)
+        # Python's CPU by thread, up to the feed's end (the threads end with the session)
+        by_thread = {"feeder": time.thread_time() - fed, "format": thread_cpu(session.formatter),
+                     "answer": thread_cpu(session.answerer)}
         session.end()
         after = cpu()
         threads = by_kind(threads, jvm_threads(), after[1] - before[1])
@@ -210,7 +109,7 @@ def feed(session_of, stream, speed: float) -> dict:
         gc.unfreeze()
     delays = [at - log.wall(min(window[1], until)) for window, at in sorted(arrived, key=lambda r: r[0][0])]
     return {"delays": delays, "python": after[0] - before[0], "jvm": after[1] - before[1], "feed": log.wall_seconds,
-            "late": log.summary()["lateness_ms"]["max"], "threads": threads}
+            "late": log.summary()["lateness_ms"]["max"], "threads": threads, "by_thread": by_thread}
 
 
 def slope(delays: list[float]) -> float:
@@ -229,39 +128,41 @@ def main() -> int:
     parser.add_argument("--speed", type=float, default=10.0)
     parser.add_argument("--seconds", type=int, default=60, help="of stream")
     parser.add_argument("--runs", type=int, default=2, help="per design, alternated")
-    parser.add_argument("--warm-up", type=int, default=100,
-                        help="the pipelined job's runs before its first run (the engine's own warm-up: 120 or 30 s)")
+    parser.add_argument("--design", action="append", choices=["engine", "planned"],
+                        help="run only this design (repeatable; default: both)")
     args = parser.parse_args()
     stream = generate.stream("yabench", stations=args.stations, interval=1000, duration=args.seconds * 1000,
                              seed=1430236906)
     request = RunRequest(case_id="bench.live-designs", stream=stream, r2r=QUERY, query_text=QUERY, window=WINDOW,
                          r2s="rstream", stream_iri=STREAM_IRI)
     engine = SparkEngine(mode="streaming")
-    folder = Path(tempfile.mkdtemp(prefix="rspconf-live-designs-"))
-    designs = {"engine": lambda emit: engine.live(request, emit)}
-    try:
-        import pyarrow  # noqa: F401
-        warm = {"runs": args.warm_up}  # once, before its first run
-        designs["pipelined"] = lambda emit: Pipelined(engine, request, emit, folder, warm.pop("runs", 0))
-    except ImportError:
-        print("pipelined: left out (it needs pyarrow: pip install pyarrow)")
+
+    def planned(emit):
+        spark_live.REUSE_PLAN = False
+        try:
+            return engine.live(request, emit)
+        finally:
+            spark_live.REUSE_PLAN = True
+
+    designs = {"engine": lambda emit: engine.live(request, emit), "planned": planned}
+    designs = {name: design for name, design in designs.items() if name in (args.design or designs)}
     print(f"{args.stations:,} stations, {args.seconds} s of stream ({triple_count(stream.elements):,} triples) at "
           f"speed {args.speed:g}; a {WINDOW.range / 1000:g} s window lasts {WINDOW.range / 1000 / args.speed:.2f} s "
           f"of wall; {os.cpu_count()} cores")
     kinds = [k for k, _ in KINDS] + ["other"]
-    print(f"{'design':<10} {'run':>3} {'slope s/window':>14} {'CPU py':>7} {'JVM':>6} "
+    print(f"{'design':<10} {'run':>3} {'slope s/window':>14} {'CPU py':>7} {'feed':>5} {'form':>5} {'answ':>5} {'JVM':>6} "
           + " ".join(f"{k:>5}" for k in kinds) + f" {'cores':>6} {'late ms':>8}  delay per window (s)")
-    try:
-        for run in range(1, args.runs + 1):
-            for name, session_of in designs.items():
-                r = feed(session_of, stream, args.speed)
-                cores = (r["python"] + r["jvm"]) / r["feed"]
-                threads = " ".join(f"{r['threads'][k]:>5.2f}" for k in kinds)
-                delays = " ".join(f"{d:.2f}" for d in r["delays"])
-                print(f"{name:<10} {run:>3} {slope(r['delays']):>+14.3f} {r['python']:>7.2f} {r['jvm']:>6.2f} "
-                      f"{threads} {cores:>6.2f} {r['late']:>8.0f}  {delays}", flush=True)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    for run in range(1, args.runs + 1):
+        for name, session_of in designs.items():
+            r = feed(session_of, stream, args.speed)
+            cores = (r["python"] + r["jvm"]) / r["feed"]
+            threads = " ".join(f"{r['threads'][k]:>5.2f}" for k in kinds)
+            delays = " ".join(f"{d:.2f}" for d in r["delays"])
+            py = " ".join(f"{r['by_thread'][k]:>5.2f}" for k in ("feeder", "format", "answer"))
+            print(f"{name:<10} {run:>3} {slope(r['delays']):>+14.3f} {r['python']:>7.2f} {py} {r['jvm']:>6.2f} "
+                  f"{threads} {cores:>6.2f} {r['late']:>8.0f}  {delays}", flush=True)
+    print("CPU py = feed (the kit's feeder) + form (formatting and writing Parquet) + answ (the jobs' Python side and"
+          " the reports), each up to the feed's end, + the flush after it")
     print("JVM = jit (the C1/C2 compiler threads) + tasks (executor tasks) + gc + other (mostly the threads that"
           " answer Python's calls, where each job's SQL is parsed, analysed, optimised and planned); cores: the CPU of"
           " the run (the feed, the flush after it) over the feed's wall time")

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from rdflib import Literal, URIRef
 
 from conformance.corpus.cases import expand, read_family
 from conformance.load import experiment as load
@@ -18,7 +19,7 @@ from conformance.load.live import Feeder, LiveUnsupported, run_live
 from conformance.run.harness import request_for
 from engines.faults import DroppingEngine, LateEngine
 from engines.reference import ReferenceEngine
-from oracle.model import Element
+from oracle.model import Element, Stream
 
 PER_STAMP = 4    # elements per timestamp: a burst the dropping engine cannot take whole
 STAMPS = 30      # every 100 ms of application time: 3 s, three 1 s windows
@@ -336,18 +337,18 @@ def test_a_spark_live_job_that_dies_is_an_error_with_its_exception_and_the_feed_
     from engines.spark import SparkEngine
     from engines.spark import live as spark_live
 
-    def dies(self, windows, upto):
+    def dies(self, files, held):
         raise RuntimeError("java.lang.StackOverflowError\n\tat java.util.regex.Pattern$Loop.match")
 
-    monkeypatch.setattr(spark_live.SparkLive, "_answer", dies)
-    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 1)
+    monkeypatch.setattr(spark_live.WindowJob, "answer", dies)
+    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 0)
     folders = []
     make = spark_live.tempfile.mkdtemp
     monkeypatch.setattr(spark_live.tempfile, "mkdtemp", lambda **kw: folders.append(make(**kw)) or folders[-1])
     case = burst_case(tmp_path)
     started = time.monotonic()
     report = load.run_experiment(experiment(), SparkEngine(mode="streaming"), {case.id: case}, say=lambda _: None)
-    assert folders and not any(Path(f).exists() for f in folders)  # its segment files went with it
+    assert folders and not any(Path(f).exists() for f in folders)  # its pane files went with it
     (entry,) = report["loads"]
     assert entry["status"] == "ERROR", entry
     assert entry["reason"].endswith("the Spark engine's live job failed: RuntimeError: java.lang.StackOverflowError"), entry
@@ -363,76 +364,199 @@ def test_a_spark_live_job_stopped_by_a_refusal_is_unsupported_with_its_reason(tm
     from engines.spark import live as spark_live
     from engines.spark.sqlterms import REFUSAL
 
-    def refuses(self, windows, upto):  # Spark's words for a raise_error() in the job
+    def refuses(self, files, held):  # Spark's words for a raise_error() in the job
         raise RuntimeError(f"[USER_RAISED_EXCEPTION] {REFUSAL}dividing by an xsd:decimal value SQLSTATE: P0001")
 
-    monkeypatch.setattr(spark_live.SparkLive, "_answer", refuses)
-    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 1)
+    monkeypatch.setattr(spark_live.WindowJob, "answer", refuses)
+    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 0)
     case = burst_case(tmp_path)
     report = load.run_experiment(experiment(), SparkEngine(mode="streaming"), {case.id: case}, say=lambda _: None)
     (entry,) = report["loads"]
     assert (entry["status"], entry["reason"]) == ("UNSUPPORTED", "dividing by an xsd:decimal value"), entry
 
 
-def stepped_spark_live(tmp_path, monkeypatch):
-    """A Spark live session on the burst case, not warmed up, for a test to drive step by step as the worker
-    does (``session._step``): the session, the stream's elements grouped by stamp as pushes, and the
-    reports it emits.  The caller ends the session."""
+def spark_live_session(tmp_path, monkeypatch, **changes):
+    """A Spark live session on the burst case (its request changed by ``changes``), not warmed up, for a test
+    to push to: the session, the request, and the reports it emits.  The caller ends the session."""
     pytest.importorskip("pyspark")
-    from itertools import groupby
-
     from engines.spark import SparkEngine
     from engines.spark import live as spark_live
 
     monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 0)
     case = burst_case(tmp_path)
     engine = SparkEngine(mode="streaming")
-    request = request_for(case, engine.info(), case.load_stream())
+    request = replace(request_for(case, engine.info(), case.load_stream()), **changes)
     reports = []
-    session = engine.live(request, reports.append)
-    groups = [(t, list(g)) for t, g in groupby(request.stream.elements, key=lambda e: e.t)]
-    return session, groups, reports
+    return engine.live(request, reports.append), request, reports
 
 
-def test_spark_live_keeps_a_segment_that_no_job_has_read_yet(tmp_path, monkeypatch):
-    """The segment cut at a close can hold only elements after it (everything before was cut already):
-    the close's job does not read it, so its file must stay until a later job does.  (A 90 s run at
-    10,000 stations died of FILE_NOT_EXIST when the file went with the close.)  Driven step by step, as
-    the worker does it, so the cut falls there every time."""
-    session, groups, reports = stepped_spark_live(tmp_path, monkeypatch)
-    try:
-        before = [g for g in groups if g[0] < 1000]
-        session._step(before, now=900, last=900, ended=False)    # cut between closes: all of window 0
-        # the close's cut holds t = 1000 only: window 0's job does not read it
-        session._step([g for g in groups if g[0] == 1000], now=1000, last=1000, ended=False)
-        session._step([g for g in groups if g[0] > 1000], now=2900, last=2900, ended=True)  # windows 1, 2 do
-    finally:
-        session.end()
-    assert [(r.window, len(r.solutions)) for r in reports] == [((0, 1000), 40), ((1000, 2000), 40), ((2000, 3000), 40)]
+def pushed(session, elements) -> None:
+    """The elements pushed as the feeder does, one push a stamp, then the end of the stream."""
+    from itertools import groupby
+
+    for t, group in groupby(elements, key=lambda e: e.t):
+        session.push(t, list(group))
+    session.end()
+
+
+def test_spark_live_answers_every_window_as_replay_does_from_one_plan(tmp_path, monkeypatch):
+    """Every window's job is a copy of one plan (SparkPlan.clone): each reads its own window's files, and
+    a join's exchanges shuffle that window's rows, not the first window's again.  A two-pattern join over
+    windows whose content differs, sliding (panes of 500 ms shared by two windows each): the same answers
+    as the replay engine's, and Spark analysed the query's SQL once, at the start."""
+    from engines.spark import SparkEngine
+    from engines.spark import live as spark_live
+    from oracle.model import Element, WindowSpec
+
+    query = "SELECT ?s ?w WHERE { ?s <http://ex.org/v> ?v . ?v <http://ex.org/w> ?w }"
+    ex = "http://ex.org/"
+    elements = [Element(100 * i, ((URIRef(f"{ex}s{i}"), URIRef(f"{ex}v"), URIRef(f"{ex}x{i % 7}")),
+                                  (URIRef(f"{ex}x{i % 7}"), URIRef(f"{ex}w"), Literal(i))))
+                for i in range(40)]
+    compiled = []
+    real = spark_live.sql_over
+    monkeypatch.setattr(spark_live, "sql_over", lambda *a: compiled.append(1) or real(*a))
+    session, request, reports = spark_live_session(tmp_path, monkeypatch, r2r=query, query_text=query,
+                                                   stream=Stream(tuple(elements)), window=WindowSpec(1000, 500))
+    pushed(session, elements)
+    replay = SparkEngine().run(replace(request, stream=Stream(tuple(elements))))
+    assert [(r.window, sorted(map(str, r.solutions))) for r in reports] == \
+        [(r.window, sorted(map(str, r.solutions))) for r in replay]
+    # worked out by hand: window [o, o + 1000) holds s_i for 100 i in it, each joined with the w of every
+    # element of the window whose x is the same (i mod 7)
+    first = {(f"{ex}s{i}", j) for i in range(10) for j in range(10) if i % 7 == j % 7}
+    assert {(str(r["s"]), int(r["w"])) for r in reports[0].solutions} == first
+    assert len(reports) == 8 and len({len(r.solutions) for r in reports}) > 1
+    assert compiled == [1]
+
+
+def test_spark_live_answers_a_property_path_per_window_from_one_plan(tmp_path, monkeypatch):
+    """A path's recursive CTE runs its iterations inside each copy of the plan: window w holds a chain of w + 2
+    edges, so ``p+`` has (w + 2)(w + 3)/2 pairs in it (worked out by hand: 3, 6, 10, 15), as replay finds."""
+    from engines.spark import SparkEngine
+    from oracle.model import Element
+
+    query = "SELECT ?a ?b WHERE { ?a <http://ex.org/p>+ ?b }"
+    ex = "http://ex.org/"
+    elements = [Element(1000 * w + 10 * i, ((URIRef(f"{ex}w{w}n{i}"), URIRef(f"{ex}p"), URIRef(f"{ex}w{w}n{i + 1}")),))
+                for w in range(4) for i in range(w + 2)]
+    session, request, reports = spark_live_session(tmp_path, monkeypatch, r2r=query, query_text=query,
+                                                   stream=Stream(tuple(elements)))
+    assert session.job.reuse
+    pushed(session, elements)
+    assert [len(r.solutions) for r in reports] == [3, 6, 10, 15]
+    replay = SparkEngine().run(request)
+    assert [(r.window, sorted(map(str, r.solutions))) for r in reports] == \
+        [(r.window, sorted(map(str, r.solutions))) for r in replay]
+
+
+def test_spark_live_refuses_count_and_multiple_windows_by_name(tmp_path, monkeypatch):
+    """Live runs take one time-based window: a count-based window or several are refused as not live, with
+    the window's kind named, not a crash on its missing range."""
+    from oracle.model import CountWindowSpec
+
+    pytest.importorskip("pyspark")
+    from engines.spark import SparkEngine
+
+    case = burst_case(tmp_path)
+    engine = SparkEngine(mode="streaming")
+    request = replace(request_for(case, engine.info(), case.load_stream()), window=CountWindowSpec(2, 1))
+    with pytest.raises(LiveUnsupported, match="not a CountWindowSpec"):
+        engine.live(request, lambda report: None)
+
+
+def test_spark_live_plans_a_query_with_fresh_draws_anew_for_each_window(tmp_path, monkeypatch):
+    """A copy of a plan would draw the same UUIDs again (its seeds are in the plan): STRUUID() is planned
+    anew per window, so two windows of the same content draw different values."""
+    from oracle.model import Element
+
+    query = "SELECT ?s (STRUUID() AS ?u) WHERE { ?s <http://ex.org/v> ?v }"
+    elements = [Element(t, ((URIRef("http://ex.org/a"), URIRef("http://ex.org/v"), Literal(1)),)) for t in (0, 1000)]
+    session, _, reports = spark_live_session(tmp_path, monkeypatch, r2r=query, query_text=query,
+                                             stream=Stream(tuple(elements)))
+    assert not session.job.reuse
+    pushed(session, elements)
+    drawn = [str(r.solutions[0]["u"]) for r in reports]
+    assert len(drawn) == 2 and len(set(drawn)) == 2, drawn
+
+
+def test_spark_live_writes_terms_as_rdflib_does_and_a_close_goes_to_its_window(tmp_path, monkeypatch):
+    """The columns write a term inline or through n3 (sqlterms): literals with a quote, a backslash, a line
+    break, a language tag, a datatype and a huge one come back as the same terms, and the element stamped
+    at the close (1000) is the next window's.  Worked out by hand: window [0, 1000) holds the readings at
+    0 and 900."""
+    from rdflib.namespace import XSD
+
+    from oracle.model import Element
+
+    v = URIRef("http://ex.org/v")
+    odd = [Literal("it's"), Literal('a "quote"'), Literal("back\\slash"), Literal("two\nlines"),
+           Literal("cr\rhere"), Literal("chat", lang="FR"), Literal("7", datatype=XSD.integer),
+           Literal("x", datatype=XSD.string), Literal("x" * 2_000_000), URIRef("http://ex.org/iri")]
+    first = Element(0, ((URIRef("http://ex.org/a"), v, Literal(1)),))
+    closing = Element(900, tuple((URIRef(f"http://ex.org/o{i}"), v, term) for i, term in enumerate(odd)))
+    after = Element(1000, ((URIRef("http://ex.org/z"), v, Literal(2)),))
+    session, _, reports = spark_live_session(tmp_path, monkeypatch)
+    pushed(session, [first, closing, after])
+    assert [r.window for r in reports] == [(0, 1000), (1000, 2000)]
+    same = [Literal("x") if term == Literal("x", datatype=XSD.string) else term for term in odd]  # RDF 1.1: one term
+    assert sorted((str(r["s"]), r["v"]) for r in reports[0].solutions) == sorted(
+        [("http://ex.org/a", Literal(1))] + [(f"http://ex.org/o{i}", term) for i, term in enumerate(same)])
+    assert [str(x["s"]) for x in reports[1].solutions] == ["http://ex.org/z"]
+
+
+def test_spark_live_refuses_an_iri_n_triples_cannot_write_as_its_error(tmp_path, monkeypatch):
+    """An IRI with a space, written inline, is caught when its pane is written: the live run's ERROR names
+    it (rdflib's n3 refuses it too), no answer made of it."""
+    from engines.spark import live as spark_live
+    from oracle.model import Element
+
+    session, _, reports = spark_live_session(tmp_path, monkeypatch)
+    elements = [Element(0, ((URIRef("http://ex.org/a b"), URIRef("http://ex.org/v"), Literal(1)),)),
+                Element(1000, ())]
+    with pytest.raises(spark_live.Failed, match="http://ex.org/a b"):
+        pushed(session, elements)
+    assert not reports and not session.folder.exists()
+
+
+def test_spark_live_deletes_the_files_of_panes_no_open_window_holds(tmp_path, monkeypatch):
+    """Disk follows the window, not the run: while window k is answered, the folder holds no file of a pane
+    before its own (sliding by half its range, panes of 500 ms: window k's first pane is pane k).  Pushed
+    all at once, the formatting runs ahead of the answers: later panes' files are there too."""
+    from engines.spark import live as spark_live
+    from oracle.model import Element, WindowSpec
+
+    seen = []
+    real = spark_live.WindowJob.answer
+
+    def answer(self, files, held):
+        seen.append(min(int(p.name.split("-")[1]) for p in session.folder.glob("pane-*")))
+        return real(self, files, held)
+
+    monkeypatch.setattr(spark_live.WindowJob, "answer", answer)
+    elements = [Element(100 * i, ((URIRef(f"http://ex.org/s{i}"), URIRef("http://ex.org/v"), Literal(i)),))
+                for i in range(60)]
+    session, _, reports = spark_live_session(tmp_path, monkeypatch, stream=Stream(tuple(elements)),
+                                             window=WindowSpec(1000, 500))
+    pushed(session, elements)
+    assert len(reports) == 12 and [len(r.solutions) for r in reports] == [10] * 11 + [5]
+    assert seen == list(range(12)), seen
     assert not session.folder.exists()
 
 
-def test_spark_live_folds_small_segments_into_the_next_cut(tmp_path, monkeypatch):
-    """At a light load a cut comes every CUT_AFTER, and a close's job reads every segment of its window: a
-    cut folds the MERGE_AT - 1 or more segments before it into its own while they hold at most MERGE_TRIPLES
-    (the burst case: 4 triples a stamp, one stamp a cut).  The answers are the same."""
-    from engines.spark import live as spark_live
+def test_spark_live_refuses_a_far_out_timestamp_by_name_without_looping_over_windows(tmp_path, monkeypatch):
+    """An element at 10^15 ms would start 10^12 windows of 1 s: refused by name (windowjob.bounded_count),
+    at once, not a loop over every window or pane."""
+    from engines.contract import Unsupported
+    from oracle.model import Element
 
-    session, groups, reports = stepped_spark_live(tmp_path, monkeypatch)
-    seen = []
-    try:
-        for group in groups[:10]:  # cuts between closes, one stamp each: t = 0, 100, ... 900, window 0
-            if group[0] == 700:  # from here 8 triples is all a fold may hold: 4 + 4, never 28 + ...
-                monkeypatch.setattr(spark_live, "MERGE_TRIPLES", 10)
-            session._step([group], now=group[0], last=group[0], ended=False)
-            seen.append([segment.size for segment in session.segments])
-        spans = [(segment.first, segment.last) for segment in session.segments]
-        session._step(groups[10:], now=2900, last=2900, ended=True)
-    finally:
-        session.end()
-    assert seen == [[4], [4, 4], [4, 4, 4], [16], [16, 4], [16, 4, 4], [28], [28, 4], [28, 4, 4], [28, 4, 4, 4]]
-    assert spans == [(0, 600), (700, 700), (800, 800), (900, 900)]
-    assert [(r.window, len(r.solutions)) for r in reports] == [((0, 1000), 40), ((1000, 2000), 40), ((2000, 3000), 40)]
+    elements = [Element(0, ((URIRef("http://ex.org/a"), URIRef("http://ex.org/v"), Literal(1)),)),
+                Element(10 ** 15, ((URIRef("http://ex.org/b"), URIRef("http://ex.org/v"), Literal(2)),))]
+    session, _, reports = spark_live_session(tmp_path, monkeypatch)
+    started = time.monotonic()
+    with pytest.raises(Unsupported, match="far-out timestamp"):
+        pushed(session, elements)
+    assert time.monotonic() - started < 30
 
 
 def test_spark_live_runs_closed_windows(tmp_path, monkeypatch):
@@ -566,129 +690,6 @@ def test_a_load_run_does_not_demand_large_stream_but_does_demand_the_rest(tmp_pa
     assert report["status"] == "UNSUPPORTED" and report["reason"] == "engine lacks capability closed-windows"
 
 
-def test_spark_live_gives_a_close_its_last_pushes_in_the_query_text_terms_intact(tmp_path, monkeypatch):
-    """At a close the pushes not yet cut go into the close's job as an SQL VALUES list (no file): literals
-    with a quote, a backslash, a line break, a language tag and a datatype come back as the same terms, and
-    the push that showed time passing the close waits for the next window.  Worked out by hand: window
-    [0, 1000) holds the readings at 0 (cut before the close) and at 900 (in the close's text); the one at
-    1000 is the next window's."""
-    pytest.importorskip("pyspark")
-    from rdflib import Literal, URIRef
-    from rdflib.namespace import XSD
-
-    from engines.spark import SparkEngine
-    from engines.spark import live as spark_live
-    from oracle.model import Element
-
-    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 0)
-    case = burst_case(tmp_path)
-    engine = SparkEngine(mode="streaming")
-    request = request_for(case, engine.info(), case.load_stream())
-    v = URIRef("http://ex.org/v")
-    odd = [Literal("it's"), Literal("back\\slash"), Literal("two\nlines"), Literal("chat", lang="fr"),
-           Literal("7", datatype=XSD.integer)]
-    first = Element(0, ((URIRef("http://ex.org/a"), v, Literal(1)),))
-    closing = Element(900, tuple((URIRef(f"http://ex.org/o{i}"), v, term) for i, term in enumerate(odd)))
-    after = Element(1000, ((URIRef("http://ex.org/z"), v, Literal(2)),))
-    reports, made = [], []
-    session = engine.live(request, reports.append)
-    real = session._segment
-    monkeypatch.setattr(session, "_segment", lambda pushes, eager: made.append(real(pushes, eager)) or made[-1])
-    try:
-        session._step([(0, [first])], now=0, last=0, ended=False)
-        session._step([(900, [closing]), (1000, [after])], now=1000, last=1000, ended=False)
-        window_0 = list(reports)
-        session._step([], now=1000, last=1000, ended=True)
-    finally:
-        session.end()
-    assert [s.path is None for s in made if s is not None] == [False, True, False]  # file, VALUES, file
-    (report,) = window_0
-    assert report.window == (0, 1000)
-    assert sorted((str(r["s"]), r["v"]) for r in report.solutions) == sorted(
-        [("http://ex.org/a", Literal(1))] + [(f"http://ex.org/o{i}", term) for i, term in enumerate(odd)])
-    assert [(r.window, [str(x["s"]) for x in r.solutions]) for r in reports[1:]] == [((1000, 2000), ["http://ex.org/z"])]
-
-
-def test_spark_live_sends_a_close_huge_literals_as_a_file_not_in_its_query_text(tmp_path, monkeypatch):
-    """Past VALUES_CHARACTERS of text (here one literal of 2 million characters) what is left for a close goes
-    as a segment file, and the literal comes back whole."""
-    pytest.importorskip("pyspark")
-    from rdflib import Literal, URIRef
-
-    from engines.spark import SparkEngine
-    from engines.spark import live as spark_live
-    from oracle.model import Element
-
-    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 0)
-    case = burst_case(tmp_path)
-    engine = SparkEngine(mode="streaming")
-    request = request_for(case, engine.info(), case.load_stream())
-    huge = Literal("x" * 2_000_000)
-    reports, made = [], []
-    session = engine.live(request, reports.append)
-    real = session._segment
-    monkeypatch.setattr(session, "_segment", lambda pushes, eager: made.append(real(pushes, eager)) or made[-1])
-    try:
-        session._step([(900, [Element(900, ((URIRef("http://ex.org/h"), URIRef("http://ex.org/v"), huge),))]),
-                       (1000, [Element(1000, ())])], now=1000, last=1000, ended=False)
-    finally:
-        session.end()
-    assert made[0] is not None and made[0].path is not None  # a file, not the query text
-    assert [(r.window, [row["v"] for row in r.solutions]) for r in reports[:1]] == [((0, 1000), [huge])]
-
-
-def test_spark_live_cuts_what_waited_ahead_of_a_close_but_not_just_before_it(tmp_path, monkeypatch):
-    """Pending pushes are cut into a segment once they have waited CUT_AFTER (or number SEGMENT_LINES),
-    unless the next close is due within CUT_MARGIN at the stream's pace (its job then waits for no cut);
-    both grow with the time the last cut took.  A clock set by the test: the stream came 1 ms a
-    millisecond; at 600 ms the close at 1000 is 0.4 s away (cut), at 900 ms 0.1 s away (wait till just
-    past it); past it, the pushes wait for the one that shows it, which brings the close."""
-    pytest.importorskip("pyspark")
-    from engines.spark import SparkEngine
-    from engines.spark import live as spark_live
-
-    monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 0)
-    clock = [100.0]
-    monkeypatch.setattr(spark_live.time, "monotonic", lambda: clock[0])
-    case = burst_case(tmp_path)
-    engine = SparkEngine(mode="streaming")
-    request = request_for(case, engine.info(), case.load_stream())
-    session = engine.live(request, lambda report: None)
-    try:
-        with session.cond:  # the worker waits on this lock's condition: hold it while setting the scene
-            session.pace, session.now, session.now_wall, session.reported = (100.0, 0), 600, 100.6, 0
-            session.pending, session.pending_since = [(500, [])], 100.3
-            clock[0] = 100.6
-            assert session._cut_wait() == 0.0                     # waited 0.3 s, close 0.4 s away: cut
-            session.pending_since = 100.5
-            assert session._cut_wait() == pytest.approx(0.15)     # waited 0.1 s: ask again in 0.15 s
-            session.now, session.now_wall, clock[0], session.pending_since = 900, 100.9, 100.9, 100.5
-            assert session._cut_wait() == pytest.approx(0.11)     # close 0.1 s away: after it
-            clock[0] = 101.2                                      # past the close at its pace, no push
-            assert session._cut_wait() is None                    # says so yet: wait for it, no polling
-            session.pending = []
-            assert session._cut_wait() is None                    # nothing pending: wait for a push
-            # enough lines: cut at once, however short the wait
-            session.now, session.now_wall, clock[0] = 600, 100.6, 100.6    # the close is 0.4 s away
-            session.pending, session.pending_since = [(590, [])], 100.59
-            assert session._cut_wait() == pytest.approx(spark_live.CUT_AFTER - 0.01)
-            session.pending_lines = spark_live.SEGMENT_LINES
-            assert session._cut_wait() == 0.0
-            # the last cut took 0.2 s: the next waits twice that (CUT_DUTY), lines or not
-            session.cut_took = 0.2
-            assert session._cut_wait() == pytest.approx(0.39)
-            session.pending_since = 100.1                         # waited 0.5 s, close 0.4 s away: cut
-            assert session._cut_wait() == 0.0
-            session.cut_took = 0.45                               # it would not end before the close:
-            session.pending_since = 99.6                          # waited 1 s (over 2 x 0.45), but
-            assert session._cut_wait() == pytest.approx(0.41)     # ask again just after the close
-            session.pending, session.pending_lines = [], 0
-    finally:
-        with session.cond:
-            session.pending = []
-        session.end()
-
-
 WARM_QUERY = """PREFIX ex: <http://example.org/>
 SELECT ?sensor ?obs WHERE { ?obs ex:observedProperty ex:AirTemperature ; ex:procedure ?sensor ; ex:result ?res .
     ?res ex:value ?value . FILTER(?value > 80) }"""
@@ -717,17 +718,16 @@ def test_the_spark_live_warm_up_data_matches_the_querys_patterns_and_its_filter_
 
 
 def test_the_spark_live_warm_up_runs_once_per_query_in_a_process(tmp_path, monkeypatch):
-    """A second session of the same query and window does not warm up again; another query does.  The
-    warm-up parses its made-up triples from a file too, the ways a large load's cuts and closes do."""
+    """A second session of the same query and window does not warm up again; another query does.  Each run
+    is the window's job over a file of made-up triples that match the query's patterns."""
     pytest.importorskip("pyspark")
     from engines.spark import SparkEngine
     from engines.spark import live as spark_live
 
-    calls, parsed = [], []
-    real, real_assigned = spark_live.solve, spark_live.SparkLive._assigned
-    monkeypatch.setattr(spark_live, "solve", lambda *a, **k: calls.append(1) or real(*a, **k))
-    monkeypatch.setattr(spark_live.SparkLive, "_assigned",
-                        lambda self, path: parsed.append(Path(path).read_text()) or real_assigned(self, path))
+    calls = []
+    real = spark_live.WindowJob.answer
+    monkeypatch.setattr(spark_live.WindowJob, "answer",
+                        lambda self, files, held: calls.append((len(files), held)) or real(self, files, held))
     monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 3)
     monkeypatch.setattr(spark_live, "_WARMED", {})
     case = burst_case(tmp_path)
@@ -737,12 +737,9 @@ def test_the_spark_live_warm_up_runs_once_per_query_in_a_process(tmp_path, monke
     assert other.r2r != request.r2r
     for r, expected in ((request, 3), (request, 0), (other, 3)):
         calls.clear()
-        parsed.clear()
         session = engine.live(r, lambda report: None)
         session.end()
-        assert len(calls) == expected, r.r2r  # nothing pushed: no window to answer
-        # the file paths warmed too: run 0's segment cut from a file, run 2's last pushes as a file
-        assert len(parsed) == (2 if expected else 0) and all(text.endswith('" .\n') for text in parsed), parsed
+        assert calls == [(1, True)] * expected, r.r2r  # nothing pushed: no window to answer
 
 
 def test_the_spark_live_warm_up_stops_at_its_time_budget_and_does_not_start_again(tmp_path, monkeypatch):
@@ -753,8 +750,9 @@ def test_the_spark_live_warm_up_stops_at_its_time_budget_and_does_not_start_agai
     from engines.spark import live as spark_live
 
     calls = []
-    real = spark_live.solve
-    monkeypatch.setattr(spark_live, "solve", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = spark_live.WindowJob.answer
+    monkeypatch.setattr(spark_live.WindowJob, "answer",
+                        lambda self, files, held: calls.append(1) or real(self, files, held))
     monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 50)
     monkeypatch.setattr(spark_live, "WARM_UP_SECONDS", -1.0)
     monkeypatch.setattr(spark_live, "_WARMED", {})

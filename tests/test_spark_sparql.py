@@ -457,22 +457,20 @@ def test_data_that_two_refusals_stop_is_refused_for_one_reason_whatever_the_orde
 
 
 def test_a_live_job_that_two_refusals_stop_is_refused_for_one_reason(monkeypatch):
-    """The same data live: a window job stopped by a refusal ran again window by window, each window's
-    triples in N-Triples order (live's own replay: its input cannot be fed again).  The old code gave the
-    reason of the order within an element (3 of 3 each way) and of the job's two tasks' race (5 of 8 and 6
-    of 8 runs one way).  Driven as the worker does (``_step``): the stream's end answers both windows in one
-    job."""
+    """The same data live: a window job stopped by a refusal ran again over the window's triples in
+    N-Triples order (live's own replay: its input cannot be fed again).  The old code gave the reason of
+    the order within an element (3 of 3 each way) and of the job's two tasks' race (5 of 8 and 6 of 8 runs
+    one way).  Live, each window is a job of its own: window 0's reason is met first."""
     from engines.spark import live as spark_live
 
     monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 0)
     live = SparkEngine(mode="streaming")
 
     def reason(*elements) -> str:
-        session = live.live(compared(*elements), lambda report: None)
-        try:
-            with pytest.raises(Unsupported) as stopped:
-                session._step([(e.t, [e]) for e in elements], now=elements[-1].t, last=elements[-1].t, ended=True)
-        finally:
+        with pytest.raises(Unsupported) as stopped:
+            session = live.live(compared(*elements), lambda report: None)
+            for e in elements:
+                session.push(e.t, [e])
             session.end()
         return str(stopped.value)
 

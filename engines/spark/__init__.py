@@ -197,6 +197,9 @@ class SparkEngine:
         what was pushed, parsed ahead in segments (:mod:`engines.spark.live`)."""
         if self.mode != "streaming":
             raise LiveUnsupported("live runs need --engine-option mode=streaming (replay reads a recorded stream)")
+        if type(request.window) is not WindowSpec:  # a count-based window, or several windows
+            raise LiveUnsupported(f"live runs of this engine take one time-based window, not a "
+                                  f"{type(request.window).__name__} (run the case in batch)")
         from engines.spark.live import SparkLive  # deferred: imports pyspark
 
         request, closed = as_computed(request)

@@ -1,220 +1,323 @@
-"""The Spark engine live (``rspconf load``, streaming mode): what is pushed is buffered, and each window
-is answered by one Spark batch job as soon as time passes its close.
+"""The Spark engine live (``rspconf load``, streaming mode): each window is answered by one Spark job as
+soon as time passes its close, and every window's job is a copy of one plan, made once per session.
 
-Why not Structured Streaming (measured, engines/spark/README.md "Live"): a micro-batch costs 0.3–0.8 s
-whatever it holds, so a window could not be reported within 250 ms of its close, and Spark's socket
-source (a test source) fell behind at once at YABench's big load.  Here the engine is its own trigger:
+Why so (measured, engines/spark/README.md "Live", bench/live_designs.py): at ten times YABench's big load
+(700,000 triples/s, a 5 s window every 0.5 s of wall) a job that Spark parsed, analysed, optimised and
+planned anew cost 0.9 s of JVM CPU a window, a third of it the JIT compiling Spark's planner again and
+again; a copy of a planned job over the window's Parquet file costs 0.4 s.  Structured Streaming was no
+way there (a micro-batch costs 0.3-0.8 s whatever it holds, and its socket source is a test source).
 
-- ``push`` only queues (the feeder must not wait).  A worker thread writes what was pushed as YABench
-  lines into *segment* files; a segment is read and parsed by Spark in the JVM, cut to the triples the
-  query can match, and kept as a local checkpoint (blocks in memory) with its time span.
-- A segment is cut when time passes a window's close, and between closes whenever enough lines have
-  gathered (:data:`SEGMENT_LINES`) or the oldest push has waited :data:`CUT_AFTER` (unless the next close
-  is due sooner than :data:`CUT_MARGIN`), so the work left at a close is small whatever the load.  Both
-  grow with the time the last cut took (:data:`CUT_DUTY`): a cut's job has a fixed cost, and at a large
-  load cuts as often as that would keep the worker busy with them and hold up the close.  A cut folds the
-  small segments just before it into its own (:data:`MERGE_AT`), so a close does not read dozens.
-- At a close, one job answers every window that closed (over the segments that overlap them).  The pushes
-  before the close not yet cut go into that job, as a VALUES list in its text when few
-  (:data:`VALUES_TRIPLES`), else as a segment file parsed within it (lazily checkpointed, so parsed
-  once); the pushes at or after the close are cut once its reports are out.
-- Segments older than the earliest open window are released (their blocks and files): memory follows
-  the window, not the run.  At the end of the stream the windows still open are flushed.
+- ``push`` only queues (the feeder must not wait).  A formatting thread writes each pushed triple the
+  query can match (:func:`windowjob.matchable_predicates`) as N-Triples text into columns, by *pane* (the
+  windows' common grain, the gcd of range and slide; a tumbling window is one pane), and when a window
+  closes writes its panes' new rows as Parquet files, one row group per predicate, so that a triple
+  pattern's scan reads its own predicate's rows only.  Parquet, not text: no parsing in the JVM.
+- An answering thread answers the closed windows in order, one job each: the window's pane files are
+  linked into the one folder the plan reads, and a copy of the plan runs (:class:`WindowJob`): its
+  scans list that folder anew, its exchanges shuffle anew.  A query with fresh draws (RAND, UUID, ...) is
+  planned anew per window: a copy would draw the same values again.
+- The files of panes no open window holds are deleted once a window is answered: disk and memory follow
+  the window, not the run.  At the end of the stream the windows started by then are flushed.
 
-A job that fails stops the worker; the failure is raised by the next ``push`` or by ``end()`` (an ERROR
+A job that fails stops both threads; the failure is raised by the next ``push`` or by ``end()`` (an ERROR
 carrying Spark's exception, not a timeout; a job stopped by a refusal, ``Unsupported`` with its reason).
-Whenever the worker stops (end of stream, failure, cancel) its blocks and files go with it.  Same windows
-and answers as replay (the same :func:`windowjob.solve`).
+Whenever the session stops (end of stream, failure, cancel) its files go with it.  The same windows and
+answers as replay: the same compiled SQL (:func:`windowjob.solve_sql`) over the same triples.
 """
 
 from __future__ import annotations
 
-import contextlib
-import itertools
+import math
+import os
+import queue
 import shutil
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pyspark
+from pyspark.sql import DataFrame
+from pyspark.sql.types import StringType, StructField, StructType
 from rdflib import Literal, URIRef
 from rdflib.namespace import XSD
 
 from engines.contract import RunRequest, Unsupported
-from engines.spark import ingest
 from engines.spark.algebra import triple_patterns
-from engines.spark.reporter import NONE, Reporter, template_of
+from engines.spark.compiler import sql_over, view_names
+from engines.spark.reporter import Reporter, Solutions, template_of
 from engines.spark.session import session
-from engines.spark.sqlterms import n3, refusal, refused_by_name, sql_string
+from engines.spark.sqlfunctions import draws
+from engines.spark.sqlterms import n3, refusal, refused_by_name
 from engines.spark.streaming import Cancelled
-from engines.spark.windowjob import (
-    NOTHING,
-    answers,
-    assign,
-    matchable,
-    matchable_condition,
-    matchable_predicates,
-    release,
-    solve,
-    static_frame,
-    window_instances,
-)
-from oracle.model import triple_count
+from engines.spark.windowjob import K, answers, bounded_count, matchable_predicates, release, solve_sql, static_frame
 
-WARM_UP_RUNS = 120  # the close's job over made-up data, per query and window in a process (see _warm_up)
-WARM_UP_SOLUTIONS = 250  # of the query's patterns, in that data
-WARM_UP_SECONDS = 30.0  # or until this long has passed (a join's job is slower: 120 runs took some 45 s)
+WARM_UP_RUNS = 120  # the window's job over made-up data, per query and window in a process (see _warm_up)
+WARM_UP_SOLUTIONS = 5_000  # of the query's patterns, in that data (250 left the first speed-10 run JIT-bound)
+WARM_UP_SECONDS = 30.0  # or until this long has passed (a join's job is slower)
 _WARMED: dict[tuple, int] = {}  # (query, window, t0) -> warm-up runs this process's JVM has done
-SEGMENT_LINES = 20_000  # between closes, a segment is parsed once this many lines have gathered
-CUT_AFTER = 0.25  # s: or once its oldest push has waited this long (a light load: little left for the close)
-CUT_MARGIN = 0.15  # s: but not when the next close is due sooner (at the stream's pace): that job waits for no cut
-# both grow with what the last cut's job took (it has a fixed cost, 0.1-0.3 s at 10,000 stations): a cut
-# waits at least CUT_DUTY times that, so the cuts' jobs take at most 1/CUT_DUTY of the worker's time, and
-# none starts when the close is due before it would end
-CUT_DUTY = 2.0
-# a cut folds the segments cut just before it into its own, when they are this many or more and hold at most
-# MERGE_TRIPLES in all: a close's job reads every segment of its window, and at a light load cuts come every
-# CUT_AFTER (50 stations: a close over 20 segments 0.29 s best, 0.39 s median; over 5, 0.19 and 0.24 s; over
-# 1, 0.16 and 0.22 s).  A large load's segments are larger than that and are left as they are
-MERGE_AT = 4
-MERGE_TRIPLES = 20_000
-# what is left for a close's own job, up to this many triples, goes into it as an SQL VALUES list: no file to
-# write, scan and parse (at 50 stations the close's job took 0.14 s so, against 0.19 s with a file)
-VALUES_TRIPLES = 2_000
-VALUES_CHARACTERS = 1_000_000  # and up to this much text
+#: every window's job a copy of one plan (:class:`WindowJob`); False: each planned anew, as a query with fresh
+#: draws is (bench/live_designs.py runs both side by side)
+REUSE_PLAN = True
 
 
-@dataclass
-class Segment:
-    """Parsed, query-matchable triples of the pushes between two cuts, kept in the JVM."""
-    first: int          # earliest element time in it
-    last: int           # latest
-    frame: object       # DataFrame (s, p, o, __k): assigned to windows, locally checkpointed
-    size: int           # matchable triples in it
-    path: Path | None   # its file, kept until released: a lazy checkpoint that no job has read yet
-                        # still reads it (None: its triples are in the query text, VALUES_TRIPLES)
+class Columns:
+    """The triples the query can match, as N-Triples text in columns by predicate, each predicate's rows
+    together (a Parquet row group each).  At YABench's big load this process formats 70,000 triples/s beside
+    the feeder (700,000 at ten times that), so the walk is written for speed (bench/live_lines.py): a
+    predicate's text and whether the query wants it are one lookup; a triple with the subject of the one
+    before reuses its text; an IRI's text and a typed literal's with nothing to escape are made inline, the
+    text :func:`sqlterms.n3` makes (any other term goes through it).  An IRI made inline is checked in
+    :meth:`table`, all at once: one with a character N-Triples does not allow fails there, as n3 would."""
 
-    def release(self) -> None:
-        release(self.frame)
-        if self.path is not None:
-            self.path.unlink(missing_ok=True)
+    def __init__(self, wanted: frozenset[str] | None):
+        self.wanted = wanted
+        # predicate -> (its text, its subjects' and objects' list appends), or None when the query cannot match it
+        self.predicates: dict = {}
+        self.rows: dict[str, tuple[list, list]] = {}  # predicate text -> (subjects, objects)
+
+    @property
+    def size(self) -> int:
+        return sum(len(subjects) for subjects, _ in self.rows.values())
+
+    def _column(self, p):
+        p_text = n3(p)
+        if self.wanted is not None and p_text not in self.wanted:
+            self.predicates[p] = None
+            return None
+        subjects, objects = self.rows.setdefault(p_text, ([], []))
+        entry = self.predicates[p] = (subjects.append, objects.append)
+        return entry
+
+    def add(self, elements) -> None:
+        predicates = self.predicates
+        iri, literal, string = URIRef, Literal, _STRING
+        subject = subject_text = last = last_text = None  # the last subject, the last IRI object
+        for element in elements:
+            for s, p, o in element.triples:
+                entry = predicates.get(p, False)
+                if entry is None:
+                    continue
+                if entry is False:
+                    entry = self._column(p)
+                    if entry is None:
+                        continue
+                if s is not subject:
+                    subject = s
+                    # an element's triples often name as subject the object of the triple before
+                    subject_text = last_text if s is last else f"<{s}>" if type(s) is iri else n3(s)
+                kind = type(o)
+                if kind is iri:
+                    last, o_text = o, f"<{o}>"
+                    last_text = o_text
+                elif (kind is literal and o._language is None and o._datatype is not None and o._datatype != string
+                      and '"' not in o and "\\" not in o and "\n" not in o and "\r" not in o):
+                    o_text = f'"{o}"^^<{o._datatype}>'
+                else:
+                    o_text = n3(o)
+                entry[0](subject_text)
+                entry[1](o_text)
+
+    def table(self):
+        """The rows as a pyarrow table (s, p, o), one chunk a predicate, in predicate order; then empty."""
+        subjects, predicates, objects = [], [], []
+        for p_text in sorted(self.rows):
+            s_list, o_list = self.rows[p_text]
+            subjects.append(pa.array(s_list, pa.string()))
+            objects.append(pa.array(o_list, pa.string()))
+            predicates.append(pa.array([p_text] * len(s_list), pa.string()))
+        self.rows, self.predicates = {}, {}
+        if not subjects:
+            return pa.table({n: pa.array([], pa.string()) for n in "spo"})
+        table = pa.table({"s": pa.chunked_array(subjects), "p": pa.chunked_array(predicates),
+                          "o": pa.chunked_array(objects)})
+        for name in "so":
+            bad = pc.match_substring_regex(table[name], _BAD_IRI)
+            if pc.any(bad).as_py():
+                text = table[name].filter(bad)[0].as_py()
+                n3(URIRef(text[1:-1]))  # rdflib's own error
+                raise ValueError(f"an IRI N-Triples cannot write: {text[:200]}")
+        return table
+
+
+_STRING = XSD.string
+#: an IRI written inline with a character rdflib's n3() refuses to write (:func:`rdflib.term._is_valid_uri`)
+_BAD_IRI = r'^<.*[<>" {}|\\^`].*>$'
+
+
+def write_parquet(table, path: Path) -> None:
+    """One row group a chunk (a predicate's rows): a scan whose filter names a predicate skips the rest by
+    the row groups' statistics."""
+    with pq.ParquetWriter(str(path), table.schema, compression="none") as out:
+        for batch in table.to_batches():
+            out.write_batch(batch, row_group_size=len(batch) + 1)
+
+
+class WindowJob:
+    """The query's job over one folder of Parquet files (s, p, o), planned once: each :meth:`answer` links
+    a window's files into the folder and runs a copy of the physical plan (``SparkPlan.clone``: fresh lazy
+    state, so scans list the folder anew and exchanges shuffle anew; Spark's generated code is reused).
+    ``reuse`` False: planned anew each time (a query with fresh draws, whose copies would repeat them)."""
+
+    def __init__(self, spark, folder: Path, static, algebra):
+        self.spark, self.algebra = spark, algebra
+        self.folder = folder / "window"
+        self.folder.mkdir()
+        self.empty = folder / "empty.parquet"
+        write_parquet(Columns(frozenset()).table(), self.empty)
+        self._link([])
+        self.schema = StructType([StructField(n, StringType()) for n in "spo"])
+        self.frames = {"shared": self._read()}
+        if static is not None:
+            self.frames["static"] = static
+        names = view_names(self.frames)
+        # which windows hold a stream triple is known here (a window's files have rows or not): no scan
+        self.form, self.text, projected = solve_sql(names, algebra, None, held=False)
+        self.names, self.drawn = tuple(projected), draws(self.text)
+        self.reuse = REUSE_PLAN and not self.drawn
+        self.frame = sql_over(spark, self.frames, names, self.text)
+        self.index = _file_index(self.frames["shared"])
+        self.plan = self.frame._jdf.queryExecution().executedPlan()
+        self.result_schema = self.frame._jdf.schema()
+
+    def _read(self):
+        frame = self.spark.read.schema(self.schema).parquet(str(self.folder))
+        return frame.selectExpr("s", "p", "o", f"CAST(0 AS BIGINT) AS {K}").coalesce(1)
+
+    def _link(self, files: list[Path]) -> None:
+        for old in self.folder.iterdir():
+            old.unlink()
+        for i, path in enumerate(files or [self.empty]):
+            os.link(path, self.folder / f"part-{i:06d}.parquet")
+
+    def answer(self, files: list[Path], held: bool) -> Solutions:
+        """The solutions of the window whose matchable triples are in ``files`` (``held``: some are)."""
+        self._link(files)
+        collected = refused_by_name(lambda again: self._sorted() if again else self._run())
+        rows = {k: Solutions(self.names, found, self.drawn) for k, found in collected}
+        return answers(rows, {0} if held else set(), [0])[0]
+
+    def _run(self) -> list:
+        if not self.reuse:
+            return self._fresh(lambda frame: frame)
+        self.index.refresh()
+        session_ = self.spark._jsparkSession
+        # a plan node reads the active session when made, per thread: this one answers on its own thread
+        _session_class(self.spark._jvm).setActiveSession(session_)
+        copy = self.plan.clone()
+        frame = DataFrame(session_.internalCreateDataFrame(copy.execute(), self.result_schema, False), self.spark)
+        return [(r[0], r[1]) for r in frame.collect()]
+
+    def _sorted(self) -> list:
+        """The same job, planned anew over the rows in N-Triples order: which of two refusals a job meets
+        first is then the data's, not the files' order (:func:`sqlterms.refused_by_name`).  The sorted rows
+        are a lazy checkpoint, a leaf every pattern reads in that order: over the plain sort the optimizer
+        pushed each pattern's filter below it, or dropped it."""
+        ordered = self._read().sortWithinPartitions("s", "p", "o").localCheckpoint(eager=False)
+        try:
+            return self._fresh(lambda frame: ordered)
+        finally:
+            release(ordered)
+
+    def _fresh(self, arrange) -> list:
+        frames = {**self.frames, "shared": arrange(self._read())}
+        names = view_names(frames)
+        _, text, _ = solve_sql(names, self.algebra, None, held=False)
+        return [(r[0], r[1]) for r in sql_over(self.spark, frames, names, text).collect()]
+
+
+def _session_class(jvm):
+    """Spark's own SparkSession class (Spark 4 moved it to ``classic``)."""
+    sql = jvm.org.apache.spark.sql
+    return sql.classic.SparkSession if int(pyspark.__version__.split(".")[0]) >= 4 else sql.SparkSession
+
+
+def _file_index(frame):
+    """The file index of the Parquet scan under ``frame``: refreshed, the plan's copies list the folder anew."""
+    node = frame._jdf.queryExecution().analyzed()
+    while node.getClass().getSimpleName() != "LogicalRelation":
+        node = node.child()
+    return node.relation().location()
 
 
 class SparkLive:
-    """One live run: pushes queued, a worker thread that parses segments and answers closed windows."""
+    """One live run: pushes queued; a formatting thread writes panes, an answering thread answers windows."""
 
     def __init__(self, engine, request: RunRequest, emit, algebra, closed: bool = False):
         self.emit, self.algebra = emit, algebra
         self.window, self.t0 = request.window, engine.t0
-        self.spark = spark = session(engine.master)
+        self.grain = math.gcd(self.window.range, self.window.slide)  # a pane's span
+        self.spark = spark = session(engine.master, live=True)
         self.reporter = Reporter(request.r2s, closed, template_of(algebra))
-        self.static = static_frame(spark, request.stream, algebra)
-        self.nothing = matchable_condition(algebra) == NOTHING
-        self.writer = LineWriter(matchable_predicates(algebra))
         self.folder = Path(tempfile.mkdtemp(prefix="rspconf-spark-live-"))
+        self.columns: dict[int, Columns] = {}           # pane -> its rows not yet written
+        self.parts: dict[int, list[Path]] = {}          # pane -> its files written
+        self.wanted = matchable_predicates(algebra)
+        self.files = iter(range(1 << 62))
         self.cond = threading.Condition()
-        self.pending: list[tuple[int, list]] = []   # pushes not yet written, in order
-        self.pending_lines = 0
-        self.pending_since = 0.0                      # when the oldest of them came (monotonic s)
-        self.pace: tuple[float, int] | None = None    # (monotonic s, time) of the first push: the stream's pace
-        self.now: int | None = None                   # latest time pushed (elements or heartbeats)
-        self.now_wall = 0.0                           # when it was pushed (monotonic s)
-        self.last: int | None = None                  # latest element time: windows start by it
-        self.ended = self.cancelled = False
-        self.segments: list[Segment] = []
-        self.cuts = itertools.count()                 # segment files, numbered
-        self.reported = 0                             # windows reported so far (in order)
-        self.form = "SELECT"
-        self.cut_took = 0.0                           # s: the last segment cut ahead of a close (its job)
+        self.pending: list[tuple[int, list]] = []       # pushes not yet formatted, in order
+        self.now: int | None = None                     # latest time pushed (elements or heartbeats)
+        self.last: int | None = None                    # latest element time: windows start by it
+        self.ended = self.cancelled = self.stopping = False
+        self.closed: queue.Queue = queue.Queue()        # (k, files, held, files to delete after) or None
+        self.next = 0                                   # the next window to close
+        self.format_error: BaseException | None = None
         self.error: BaseException | None = None
         try:
+            self.job = WindowJob(spark, self.folder, static_frame(spark, request.stream, algebra), algebra)
             self._warm_up((request.r2r, repr(request.window), self.t0), WARM_UP_RUNS)
         except BaseException:  # cancelled while starting (the harness's start timeout), or Spark failed
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
-        self.thread = threading.Thread(target=self._work, name="rspconf-spark-live", daemon=True)
-        self.thread.start()
+        self.formatter = threading.Thread(target=self._format, name="rspconf-spark-live-format", daemon=True)
+        self.answerer = threading.Thread(target=self._answer, name="rspconf-spark-live-answer", daemon=True)
+        self.formatter.start()
+        self.answerer.start()
 
     def _warm_up(self, key: tuple, runs: int) -> None:
-        """Run the close's job ``runs`` times before the stream starts, once per query and window in a
-        process: over a checkpointed segment and a few triples in its text, both made up from the query's
-        patterns (:func:`warm_up_rows`; the stream itself is not read ahead).  On a fresh JVM the first
-        window's job took 5.7 s; then the JVM's JIT compiles the job's code paths as they run, with rows
-        (over an empty segment the joins, filters and aggregation never run) and many times: a 50-station
-        window's job took 0.23 s after 20 runs over an empty segment, 0.15 s after 20 with rows and about
-        0.09 s after 200 (engines/spark/README.md, "Live").  At most :data:`WARM_UP_SECONDS`, though.
-
-        The made-up triples go the ways a stream's do: every fourth run its segment is cut anew from a
-        file, and one close in four has its last pushes as a file parsed within its job, the others as a
-        VALUES list.  With VALUES alone, a large load's first cut found the file paths cold (20,000
-        pushed triples at 10,000 stations: 1.6-2.2 s in 5 runs; warmed so, 0.2-0.56 s in 6)."""
-        if self.nothing or _WARMED.get(key, 0) >= runs:
+        """Run the window's job ``runs`` times before the stream starts, once per query and window in a
+        process, over a file made up from the query's patterns (:func:`warm_up_rows`; the stream itself is
+        not read ahead).  On a fresh JVM the first job takes seconds; then the JIT compiles the job's code
+        paths as they run, with rows (over no rows the joins, filters and aggregation never run) and many
+        times (engines/spark/README.md, "Live").  At most :data:`WARM_UP_SECONDS`, though."""
+        if _WARMED.get(key, 0) >= runs:
             return
-        rows = warm_up_rows(self.algebra, WARM_UP_SOLUTIONS, self.t0, self.window.range)  # all matchable
-        path = self._empty()
-        if rows:
-            path = self.folder / "warm-up.nt"
-            path.write_text("".join(f'{s} {p} {o} "{t}" .\n' for s, p, o, t in rows), encoding="utf-8")
-        segment = None
+        columns = Columns(None)
+        rows = warm_up_rows(self.algebra, WARM_UP_SOLUTIONS, self.t0, self.window.range)
+        for s, p, o, _ in rows:
+            columns.rows.setdefault(p, ([], []))
+            columns.rows[p][0].append(s)
+            columns.rows[p][1].append(o)
+        path = self.folder / "warm-up.parquet"
+        write_parquet(columns.table(), path)
         started = time.monotonic()
-        try:
-            for k in range(_WARMED.get(key, 0), runs):
-                if time.monotonic() - started > WARM_UP_SECONDS:
-                    _WARMED[key] = runs  # warm enough: a process warms a query up once
-                    break
-                if segment is None or k % 4 == 0:  # a segment cut ahead, parsed from its file
-                    if segment is not None:
-                        release(segment)
-                        segment = None
-                    segment = self._assigned(str(path)).localCheckpoint(eager=True)
-                if not rows:
-                    last = None
-                elif k % 4 == 2:  # the close's last pushes as a file parsed within its job (a large load)
-                    last = self._assigned(str(path))
-                else:  # or in its text (a small one: most closes)
-                    last = assign(self.spark, self._values_of(rows[k % len(rows):][:20]), self.window, self.t0)
-                last = None if last is None else last.localCheckpoint(eager=False)
-                try:
-                    solve(self.spark, segment if last is None else segment.unionByName(last), self.static,
-                          self.algebra, [0])
-                finally:
-                    if last is not None:
-                        release(last)
-                _WARMED[key] = k + 1
-        finally:
-            if segment is not None:
-                release(segment)
-
-    def _empty(self) -> Path:
-        """An empty segment file (the warm-up's input; a close with no segment)."""
-        path = self.folder / "empty.nt"
-        if not path.exists():
-            path.write_text("", encoding="utf-8")
-        return path
+        for k in range(_WARMED.get(key, 0), runs):
+            if time.monotonic() - started > WARM_UP_SECONDS:
+                _WARMED[key] = runs  # warm enough: a process warms a query up once
+                break
+            self.job.answer([path], bool(rows))
+            _WARMED[key] = k + 1
+        path.unlink()
 
     # -- the live contract ---------------------------------------------------------------------
     def push(self, t: int, elements: list) -> None:
         if self.error is not None:  # the engine died: say so now, not after the whole feed
             raise self.error
         with self.cond:
-            if self.pace is None:
-                self.pace = (time.monotonic(), t)
             if elements:
-                if not self.pending:
-                    self.pending_since = time.monotonic()
                 self.pending.append((t, elements))
-                self.pending_lines += triple_count(elements)
-                self.last = t if self.last is None else max(self.last, t)
             if self.now is None or t > self.now:
-                self.now, self.now_wall = t, time.monotonic()
+                self.now = t
             self.cond.notify()
 
     def end(self) -> None:
         with self.cond:
             self.ended = True
             self.cond.notify()
-        self.thread.join()  # the worker cleans up as it stops
+        self.answerer.join()  # it stops the formatter and cleans up as it stops
         if self.error is not None:
             raise self.error
 
@@ -224,215 +327,127 @@ class SparkLive:
             self.cond.notify()
         self.spark.sparkContext.cancelAllJobs()
 
-    # -- the worker ----------------------------------------------------------------------------
-    def _due(self, now: int | None, last: int | None, ended: bool) -> bool:
-        """Some window has closed (time reached its close and an element has started it), or the
-        stream ended (the rest is flushed)."""
-        if ended:
-            return True
-        opening = self.t0 + self.reported * self.window.slide
-        return (last is not None and opening <= last
-                and now is not None and now >= opening + self.window.range)
-
-    def _close_in(self) -> float | None:
-        """Seconds of wall-clock time until the next window closes (negative: since it closed), at the
-        pace the stream has come so far, from its first push to its latest (None while there is no pace
-        yet, or the stream has ended)."""
-        if self.pace is None or self.now is None or self.ended:
-            return None
-        (wall, start), span = self.pace, self.now_wall - self.pace[0]
-        if span < 0.5 or self.now <= start:
-            return None
-        per_second = (self.now - start) / span
-        close = self.t0 + self.reported * self.window.slide + self.window.range
-        return wall + (close - start) / per_second - time.monotonic()
-
-    def _cut_wait(self) -> float | None:
-        """0 when the pending pushes should be cut into a segment now, ahead of the close that needs
-        them (they have waited :data:`CUT_AFTER` or number :data:`SEGMENT_LINES`, and the next close is
-        not due within :data:`CUT_MARGIN`; each grown with the last cut's time, :data:`CUT_DUTY`); else
-        how long to wait before asking again (None: until the next push)."""
-        if not self.pending or self.nothing:
-            return None
-        age = time.monotonic() - self.pending_since
-        after = max(0.0 if self.pending_lines >= SEGMENT_LINES else CUT_AFTER, CUT_DUTY * self.cut_took)
-        if age < after:
-            return after - age
-        close_in = self._close_in()
-        if close_in is not None and close_in < max(CUT_MARGIN, self.cut_took):
-            # the push that shows time passing the close is due: they go into its job.  Should it be late,
-            # ask again just after the close; past it, wait for that push (no polling)
-            return close_in + 0.01 if close_in > 0 else None
-        return 0.0
-
-    def _work(self) -> None:
-        error: BaseException | None = None
+    # -- the formatting thread -----------------------------------------------------------------
+    def _format(self) -> None:
         try:
             while True:
                 with self.cond:
-                    while not self._due(self.now, self.last, self.ended):
-                        wait = self._cut_wait()
-                        if wait == 0.0:
-                            break
-                        self.cond.wait(wait)
+                    while not (self.pending or self.ended or self.stopping or self._closable(self.now)):
+                        self.cond.wait()
                     if self.cancelled:
                         raise Cancelled("the run was cancelled (timeout)")
-                    pushes, self.pending, self.pending_lines = self.pending, [], 0
-                    now, last, ended = self.now, self.last, self.ended
-                self._step(pushes, now, last, ended)
+                    if self.stopping:
+                        return
+                    pushes, self.pending, now, ended = self.pending, [], self.now, self.ended
+                for t, elements in pushes:
+                    self._add(elements)
+                    self._close_up_to(t)
+                self._close_up_to(now)
                 if ended:
+                    self._flush()
                     return
+        except Exception as exc:  # noqa: BLE001 - said by the answering thread, which stops on it
+            self.format_error = exc
+        finally:
+            self.closed.put(None)
+
+    def _add(self, elements) -> None:
+        """Each element's matchable triples into its pane's columns; an element no open window holds (before
+        t0 or the next window, or in a gap between windows that slide by more than their range) is dropped."""
+        t0, grain, window = self.t0, self.grain, self.window
+        floor = (self.next * window.slide) // grain  # the earliest pane an open window holds
+        start = 0
+        while start < len(elements):
+            t = elements[start].t
+            end = start + 1
+            while end < len(elements) and elements[end].t == t:
+                end += 1
+            pane = (t - t0) // grain
+            if pane >= floor and (pane * grain) % window.slide < window.range:
+                if self.last is None or t > self.last:
+                    self.last = t
+                    bounded_count(window, t0, t)  # a far-out timestamp: refused by name, not looped over
+                columns = self.columns.get(pane)
+                if columns is None:
+                    columns = self.columns[pane] = Columns(self.wanted)
+                columns.add(elements[start:end])
+            elif t >= t0 and (self.last is None or t > self.last):
+                self.last = t  # it starts windows even if none holds it
+                bounded_count(window, t0, t)
+            start = end
+
+    def _closable(self, now: int | None) -> bool:
+        """Time has passed the next window's close and an element has started it."""
+        opening = self.t0 + self.next * self.window.slide
+        return (self.last is not None and opening <= self.last
+                and now is not None and now >= opening + self.window.range)
+
+    def _close_up_to(self, now: int | None) -> None:
+        while self._closable(now):
+            self._close()
+
+    def _flush(self) -> None:
+        """The end of the stream: every window started by the last element closes."""
+        if self.last is None:
+            return
+        count = bounded_count(self.window, self.t0, self.last)
+        while self.next < count:
+            self._close()
+
+    def _close(self) -> None:
+        """Window ``next`` is closed: its panes' new rows written, and it goes to the answering thread with
+        its files and those no later window holds (deleted once it is answered)."""
+        k, grain, window = self.next, self.grain, self.window
+        lo, hi = (k * window.slide) // grain, (k * window.slide + window.range) // grain
+        for pane in sorted(p for p in self.columns if lo <= p < hi):
+            columns = self.columns.pop(pane)
+            if columns.size:
+                path = self.folder / f"pane-{pane}-{next(self.files)}.parquet"
+                write_parquet(columns.table(), path)
+                self.parts.setdefault(pane, []).append(path)
+        files = [f for p in sorted(self.parts) if lo <= p < hi for f in self.parts[p]]
+        floor = ((k + 1) * window.slide) // grain  # the next window's first pane
+        done = [f for p in sorted(self.parts) if p < floor for f in self.parts.pop(p)]
+        for pane in [p for p in self.columns if p < floor]:  # rows no open window holds
+            del self.columns[pane]
+        self.next = k + 1
+        self.closed.put((k, files, bool(files), done))
+
+    # -- the answering thread ------------------------------------------------------------------
+    def _answer(self) -> None:
+        error: BaseException | None = None
+        try:
+            while (item := self.closed.get()) is not None and self.format_error is None:
+                k, files, held, done = item
+                if self.cancelled:
+                    raise Cancelled("the run was cancelled (timeout)")
+                solutions = self.job.answer(files, held)
+                opening = self.t0 + k * self.window.slide
+                self.emit(self.reporter.report(self.job.form, opening, opening + self.window.range, solutions))
+                for path in done:
+                    path.unlink(missing_ok=True)
+            error = self.format_error
         except (Cancelled, Unsupported) as exc:
             error = exc
         except Exception as exc:  # noqa: BLE001 - the engine's failure, raised by push() and end()
             reason = refusal(exc)  # data a window job met that this engine would answer wrongly: by name
-            error = Unsupported(reason) if reason is not None else Failed(
-                f"the Spark engine's live job failed: {summary(exc)}")
-        finally:
-            self._cleanup()
-            # said only once the blocks and files are gone: push() raises it, and the run may end at once
-            self.error = error
-
-    def _step(self, pushes, now: int | None, last: int | None, ended: bool) -> None:
-        """What the worker does with the pushes it took: cut a segment, and answer the windows that
-        have closed if any.  At a close only the pushes before the last closing window's close are
-        parsed within its job; the later ones (the push that showed time passing the close, say) are
-        cut after the reports are out."""
-        if not self._due(now, last, ended):
-            self._segment(pushes, eager=True)
-            return
-        windows = window_instances(self.window, self.t0, last)
-        upto = len(windows) if ended else sum(1 for _, c in windows if c <= now)
-        later = []
-        if not ended and upto > self.reported:
-            close = windows[upto - 1][1]  # the last closing window's
-            later = [p for p in pushes if p[0] >= close]
-            pushes = [p for p in pushes if p[0] < close]
-        self._segment(pushes, eager=False)
-        self._answer(windows, upto)
-        self._segment(later, eager=True)
-
-    def _values(self, pushes):
-        """The pushes' matchable triples as an SQL VALUES list and their number, or None when there are
-        more than :data:`VALUES_TRIPLES` or their text is longer than :data:`VALUES_CHARACTERS` (a file
-        parsed in the JVM is then cheaper than the query text)."""
-        rows = []
-        for _, elements in pushes:
-            rows += self.writer.rows(elements)
-            if len(rows) > VALUES_TRIPLES:
-                return None
-        frame = self._values_of(rows)
-        return None if frame is None else (frame, len(rows))
-
-    def _values_of(self, rows):
-        """Rows (s, p, o, t) as an SQL VALUES list (None: none, or over :data:`VALUES_CHARACTERS`)."""
-        if not rows:
-            return None
-        text = ", ".join(f"({sql_string(a)}, {sql_string(b)}, {sql_string(c)}, CAST({t} AS BIGINT))"
-                         for a, b, c, t in rows)
-        if len(text) > VALUES_CHARACTERS:  # a few huge literals: the query text would be the cost
-            return None
-        return self.spark.sql(f"SELECT * FROM VALUES {text} AS v(s, p, o, t)")
-
-    def _segment(self, pushes, eager: bool) -> Segment | None:
-        """Write ``pushes`` as one segment file and read it into the JVM: now (``eager``, a job of its
-        own, which folds in the small segments cut just before, :meth:`_foldable`) or by the next job that
-        reads it (a lazy checkpoint, materialised once)."""
-        if not pushes or self.nothing:
-            return None
-        values = None if eager else self._values(pushes)
-        first, fold = pushes[0][0], []
-        if values is not None:  # for the close's job: in its text
-            path, (frame, size) = None, values
-            frame = assign(self.spark, frame, self.window, self.t0).localCheckpoint(eager=False)
-        else:
-            path, size = self.folder / f"segment-{next(self.cuts):08d}.nt", 0
-            with path.open("w", encoding="utf-8") as out:
-                for _, elements in pushes:
-                    lines = self.writer.lines(elements)
-                    size += len(lines)
-                    out.writelines(lines)
-            started = time.monotonic()
-            frame = self._assigned(str(path))
-            if eager:
-                fold = self._foldable(size)
-                for s in fold:
-                    frame = frame.unionByName(s.frame)
-            frame = frame.localCheckpoint(eager=eager)
-            if eager:
-                self.cut_took = time.monotonic() - started
-        if fold:  # their rows are in the new segment's blocks now
-            for s in fold:
-                s.release()
-            self.segments = self.segments[:-len(fold)]
-            first, size = fold[0].first, size + sum(s.size for s in fold)
-        segment = Segment(first, pushes[-1][0], frame, size, path)
-        self.segments.append(segment)
-        if eager and path is not None:  # held in the JVM now; a lazy one reads its file until a job reads it
-            path.unlink(missing_ok=True)
-        return segment
-
-    def _foldable(self, size: int) -> list[Segment]:
-        """The segments a cut of ``size`` triples folds into its own (:data:`MERGE_AT`): the latest ones,
-        in order, none older than the earliest open window, while all hold at most :data:`MERGE_TRIPLES`."""
-        opening = self.t0 + self.reported * self.window.slide
-        run: list[Segment] = []
-        for s in reversed(self.segments):
-            if s.first < opening or size + s.size > MERGE_TRIPLES:
-                break
-            run.insert(0, s)
-            size += s.size
-        return run if len(run) + 1 >= MERGE_AT else []
-
-    def _assigned(self, path: str):
-        """A segment file's matchable triples, each assigned to the windows that hold it and
-        partitioned by window (:func:`windowjob.assign`): the close's job then only answers."""
-        return assign(self.spark, matchable(ingest.parse(self.spark.read.text(path)), self.algebra), self.window, self.t0)
-
-    def _answer(self, windows: list[tuple[int, int]], upto: int) -> None:
-        """One job for the windows from the first not yet reported up to ``upto`` (those closed by now, all
-        started ones at the end), reported in order; then release the segments no open window needs."""
-        if upto > self.reported:
-            only = list(range(self.reported, upto))
-            lo, hi = windows[only[0]][0], windows[only[-1]][1]
-            parts = [s.frame for s in self.segments if s.last >= lo and s.first < hi]
-            windowed = parts[0] if parts else self._assigned(str(self._empty()))
-            for part in parts[1:]:
-                windowed = windowed.unionByName(part)
-            self.form, rows, held = self._solve(windowed, only)
-            rows = answers(rows, held, only)
-            for k in only:
-                o, c = windows[k]
-                self.emit(self.reporter.report(self.form, o, c, rows.get(k, NONE)))
-            self.reported = upto
-        opening = self.t0 + self.reported * self.window.slide  # the earliest window still open
-        keep = []
-        for s in self.segments:
-            if s.last < opening:
-                s.release()
+            if self.cancelled:  # its job was cancelled (cancelAllJobs)
+                error = Cancelled("the run was cancelled (timeout)")
             else:
-                keep.append(s)
-        self.segments = keep
-
-    def _solve(self, windowed, only: list[int]):
-        """:func:`windowjob.solve` for the windows ``only``; a refused job replayed window by window, in
-        order, each window's triples in N-Triples order (:func:`sqlterms.refused_by_name`).  A batch run's
-        replay, :func:`engines.spark.in_order`, keeps the elements' order within a window; a live window's
-        rows no longer carry their times."""
-        def by_window():
-            ordered = windowed.sortWithinPartitions("s", "p", "o")  # one window is in one partition
-            for k in only:
-                solve(self.spark, ordered, self.static, self.algebra, [k])
-
-        return refused_by_name(lambda again: by_window() if again else
-                               solve(self.spark, windowed, self.static, self.algebra, only))
-
-    def _cleanup(self) -> None:
-        for s in self.segments:
-            with contextlib.suppress(Exception):  # the session may be gone, the blocks with it
-                s.release()
-        self.segments = []
-        shutil.rmtree(self.folder, ignore_errors=True)
+                error = Unsupported(reason) if reason is not None else Failed(
+                    f"the Spark engine's live job failed: {summary(exc)}")
+        finally:
+            with self.cond:
+                self.stopping = True
+                self.cond.notify()
+            self.formatter.join()
+            shutil.rmtree(self.folder, ignore_errors=True)
+            if error is None and self.format_error is not None:
+                error = self.format_error
+            if error is not None and not isinstance(error, (Cancelled, Unsupported, Failed)):
+                error = Failed(f"the Spark engine's live run failed: {summary(error)}")
+            # said only once the files are gone: push() raises it, and the run may end at once
+            self.error = error
 
 
 NUMBERS = ("integer", "decimal", "float", "double")
@@ -462,63 +477,6 @@ def warm_up_rows(algebra, solutions: int, t0: int, span: int) -> list[tuple[str,
     return [(term(s, i, True), n3(p) if isinstance(p, URIRef) else "<urn:rspconf:warm-up:predicate>",
              term(o, i, False), t0 + i * span // solutions)
             for i in range(solutions) for s, p, o in found]
-
-
-class LineWriter:
-    """Elements as YABench lines (``<s> <p> <o> "t" .``), only the triples the query can match
-    (:func:`windowjob.matchable_predicates`, the same cut Spark makes after parsing), each term's text
-    made once while it repeats.  At YABench's big load this process formats 70,000 triples/s beside
-    the feeder (600,000 at ten times that): the cut and the cache take the lines Spark parses to 4 in 7
-    and the formatting from 2.4 to 0.8 µs per pushed triple (bench/live_lines.py, 10,000 stations).
-
-    Why the walk is written as it is: a predicate's text and whether the query wants it are one lookup;
-    a triple with the subject of the one before reuses its text (an element's triples share a few
-    subjects) without hashing it; and the cache is keyed by the terms themselves (an rdflib literal's
-    hash is Python code, 0.6 µs, an IRI's is the string's, cached)."""
-
-    LIMIT = 200_000  # terms remembered; past it the memory starts over (subjects rarely repeat long)
-
-    def __init__(self, wanted: frozenset[str] | None):
-        self.wanted = wanted
-        self.texts: dict = {}
-        self.predicates: dict = {}  # predicate -> its text, or None when the query cannot match it
-
-    def rows(self, elements) -> list[tuple[str, str, str, int]]:
-        """(s, p, o, t) of the triples the query can match, terms as N-Triples."""
-        return self._walk(elements, False)
-
-    def lines(self, elements) -> list[str]:
-        """The same triples as YABench lines (the hot path at a large load)."""
-        return self._walk(elements, True)
-
-    def _walk(self, elements, as_lines: bool) -> list:
-        texts, predicates, wanted, out = self.texts, self.predicates, self.wanted, []
-        subject = subject_text = None
-        for element in elements:
-            t = element.t
-            stamp = f' "{t}" .\n'
-            for s, p, o in element.triples:
-                p_text = predicates.get(p, False)
-                if p_text is False:
-                    if len(predicates) >= self.LIMIT:
-                        predicates.clear()
-                    p_text = n3(p)
-                    p_text = predicates[p] = p_text if wanted is None or p_text in wanted else None
-                if p_text is None:
-                    continue
-                if s is not subject:
-                    subject, subject_text = s, texts.get(s)
-                    if subject_text is None:
-                        if len(texts) >= self.LIMIT:
-                            texts.clear()
-                        subject_text = texts[s] = n3(s)
-                o_text = texts.get(o)
-                if o_text is None:
-                    if len(texts) >= self.LIMIT:
-                        texts.clear()
-                    o_text = texts[o] = n3(o)
-                out.append(f"{subject_text} {p_text} {o_text}{stamp}" if as_lines else (subject_text, p_text, o_text, t))
-        return out
 
 
 class Failed(RuntimeError):

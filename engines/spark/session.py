@@ -19,24 +19,29 @@ INTERPRETED_BELOW = 100_000
 #: the SQL settings of each sibling session, by what it is for
 _SERIAL = {"spark.sql.shuffle.partitions": "1"}
 _INTERPRETED = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
+#: a live session's one plan for every window (engines/spark/live.py): one task, and joins that do not depend on
+#: the size of the data it was planned over (an empty folder would have every join broadcast)
+_LIVE = {**_SERIAL, "spark.sql.autoBroadcastJoinThreshold": "-1"}
 
 
-def session(master: str = "local[2]", serial: bool = False, triples: int | None = None):
+def session(master: str = "local[2]", serial: bool = False, triples: int | None = None, live: bool = False):
     """The process's SparkSession (created on first use: 5–10 s), or one of its siblings (the same context,
     their own SQL settings).  ``serial``: the window jobs run each query in one task, rows in a fixed order:
     which of two refusals a job meets first is then not a race between tasks (``SparkEngine.run``).
-    ``triples``: the input's size, when known; below :data:`INTERPRETED_BELOW` the jobs run interpreted."""
+    ``triples``: the input's size, when known; below :data:`INTERPRETED_BELOW` the jobs run interpreted.
+    ``live``: the live engine's (:data:`_LIVE`)."""
     spark = _session(master)
     small = triples is not None and triples < INTERPRETED_BELOW
-    if not (serial or small):
+    if not (serial or small or live):
         return spark
     with _LOCK:
-        if (serial, small) not in _SIBLINGS:
+        if (serial, small, live) not in _SIBLINGS:
             sibling = spark.newSession()
-            for key, value in {**(_SERIAL if serial else {}), **(_INTERPRETED if small else {})}.items():
+            settings = {**(_SERIAL if serial else {}), **(_INTERPRETED if small else {}), **(_LIVE if live else {})}
+            for key, value in settings.items():
                 sibling.conf.set(key, value)
-            _SIBLINGS[serial, small] = sibling
-        return _SIBLINGS[serial, small]
+            _SIBLINGS[serial, small, live] = sibling
+        return _SIBLINGS[serial, small, live]
 
 
 def _session(master: str):
