@@ -9,7 +9,7 @@ way there (a micro-batch costs 0.3-0.8 s whatever it holds, and its socket sourc
 
 - ``push`` only queues (the feeder must not wait).  A formatting thread writes each pushed triple the
   query can match (:func:`windowjob.matchable_predicates`) as N-Triples text into columns, by *pane* (the
-  windows' common grain, the gcd of range and slide; a tumbling window is one pane), and when a window
+  windows' borders cut time into (:class:`Panes`; a tumbling window is one pane), and when a window
   closes writes its panes' new rows as Parquet files, one row group per predicate, so that a triple
   pattern's scan reads its own predicate's rows only.  Parquet, not text: no parsing in the JVM.
 - An answering thread answers the closed windows in order, one job each: the window's pane files are
@@ -27,7 +27,6 @@ answers as replay: the same compiled SQL (:func:`windowjob.solve_sql`) over the 
 
 from __future__ import annotations
 
-import math
 import os
 import queue
 import shutil
@@ -243,13 +242,43 @@ def _file_index(frame):
     return node.relation().location()
 
 
+class Panes:
+    """The stretches of time between consecutive window borders (openings and closings), numbered: each window
+    is a run of whole panes, and a pane's file serves every window that holds it.  With ``q, r = divmod(range,
+    slide)`` a slide's span is one pane when ``r`` is 0, else two, split at ``r`` (where the window that
+    opened ``q`` slides earlier closes): a closed ``[o, c]`` window, computed as ``[o, c + 1)``, is three panes
+    (1, 4999 and 1 ms), not 5001 panes of the two sizes' greatest common divisor.  With gaps between windows
+    (range < slide) a slide's second pane is in no window."""
+
+    def __init__(self, window, t0: int):
+        self.t0, self.slide = t0, window.slide
+        self.q, self.r = divmod(window.range, window.slide)
+
+    def of(self, t: int) -> int | None:
+        """The pane that holds time ``t``; None before t0 or in a gap."""
+        if t < self.t0:
+            return None
+        period, offset = divmod(t - self.t0, self.slide)
+        if self.r == 0:
+            return period
+        if self.q == 0 and offset >= self.r:
+            return None
+        return 2 * period + (offset >= self.r)
+
+    def span(self, k: int) -> tuple[int, int]:
+        """Window ``k``'s panes, ``[first, last + 1)``."""
+        if self.r == 0:
+            return k, k + self.q
+        return 2 * k, 2 * (k + self.q) + 1
+
+
 class SparkLive:
     """One live run: pushes queued; a formatting thread writes panes, an answering thread answers windows."""
 
     def __init__(self, engine, request: RunRequest, emit, algebra, closed: bool = False):
         self.emit, self.algebra = emit, algebra
         self.window, self.t0 = request.window, engine.t0
-        self.grain = math.gcd(self.window.range, self.window.slide)  # a pane's span
+        self.panes = Panes(self.window, self.t0)
         self.spark = spark = session(engine.master, live=True)
         self.reporter = Reporter(request.r2s, closed, template_of(algebra))
         self.folder = Path(tempfile.mkdtemp(prefix="rspconf-spark-live-"))
@@ -354,16 +383,16 @@ class SparkLive:
     def _add(self, elements) -> None:
         """Each element's matchable triples into its pane's columns; an element no open window holds (before
         t0 or the next window, or in a gap between windows that slide by more than their range) is dropped."""
-        t0, grain, window = self.t0, self.grain, self.window
-        floor = (self.next * window.slide) // grain  # the earliest pane an open window holds
+        t0, panes, window = self.t0, self.panes, self.window
+        floor = panes.span(self.next)[0]  # the earliest pane an open window holds
         start = 0
         while start < len(elements):
             t = elements[start].t
             end = start + 1
             while end < len(elements) and elements[end].t == t:
                 end += 1
-            pane = (t - t0) // grain
-            if pane >= floor and (pane * grain) % window.slide < window.range:
+            pane = panes.of(t)
+            if pane is not None and pane >= floor:
                 if self.last is None or t > self.last:
                     self.last = t
                     bounded_count(window, t0, t)  # a far-out timestamp: refused by name, not looped over
@@ -397,8 +426,8 @@ class SparkLive:
     def _close(self) -> None:
         """Window ``next`` is closed: its panes' new rows written, and it goes to the answering thread with
         its files and those no later window holds (deleted once it is answered)."""
-        k, grain, window = self.next, self.grain, self.window
-        lo, hi = (k * window.slide) // grain, (k * window.slide + window.range) // grain
+        k = self.next
+        lo, hi = self.panes.span(k)
         for pane in sorted(p for p in self.columns if lo <= p < hi):
             columns = self.columns.pop(pane)
             if columns.size:
@@ -406,7 +435,7 @@ class SparkLive:
                 write_parquet(columns.table(), path)
                 self.parts.setdefault(pane, []).append(path)
         files = [f for p in sorted(self.parts) if lo <= p < hi for f in self.parts[p]]
-        floor = ((k + 1) * window.slide) // grain  # the next window's first pane
+        floor = self.panes.span(k + 1)[0]  # the next window's first pane
         done = [f for p in sorted(self.parts) if p < floor for f in self.parts.pop(p)]
         for pane in [p for p in self.columns if p < floor]:  # rows no open window holds
             del self.columns[pane]
