@@ -450,6 +450,42 @@ def test_spark_live_answers_a_property_path_per_window_from_one_plan(tmp_path, m
         [(r.window, sorted(map(str, r.solutions))) for r in replay]
 
 
+SIGTERMED = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from conformance.run import signals
+from engines.contract import RunRequest
+from engines.spark import SparkEngine
+from engines.spark import live
+from oracle.model import Stream, WindowSpec
+signals.sigterm_as_interrupt()  # as the CLI does
+live.WARM_UP_RUNS = 0
+query = "SELECT ?s WHERE { ?s <http://ex.org/v> ?v }"
+request = RunRequest("x", Stream(()), query, query, WindowSpec(1000, 1000), "rstream", "http://ex.org/s")
+session = SparkEngine(mode="streaming").live(request, lambda report: None)
+print(session.folder, flush=True)
+time.sleep(120)
+"""
+
+
+def test_a_sigterm_during_a_spark_live_run_leaves_no_folder_behind(tmp_path):
+    """SIGTERM (or Ctrl-C) while a live session runs: the process leaves at once, before the session's own
+    threads clean up, and the session's folder goes with the process's exit handlers."""
+    pytest.importorskip("pyspark")
+    import signal
+
+    root = str(Path(__file__).resolve().parent.parent)
+    child = subprocess.Popen([sys.executable, "-c", SIGTERMED, root], stdout=subprocess.PIPE, text=True)
+    try:
+        folder = Path(child.stdout.readline().strip())
+        assert folder.name.startswith("rspconf-spark-live-") and folder.is_dir()
+        child.send_signal(signal.SIGTERM)
+        child.wait(timeout=60)
+    finally:
+        child.kill()
+    assert not folder.exists()
+
+
 def test_spark_live_panes_are_the_stretches_between_window_borders():
     """Worked out by hand.  Tumbling 1000: pane = k.  Sliding (1000, 500): window k is panes k, k + 1.  A
     closed [0, 5000] window computed as [0, 5001) sliding by 5000: two panes a slide, 1 ms and 4999 ms, and a

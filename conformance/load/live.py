@@ -226,7 +226,14 @@ def run_live(adapter, request, speed: float = 1.0, heartbeat: float = 0.1, sampl
     with still_heap(), sampler:
         thread = threading.Thread(target=body, name="rspconf-live-feeder", daemon=True)
         thread.start()
-        thread.join(timeout)
+        try:
+            thread.join(timeout)
+        except BaseException:  # Ctrl-C or SIGTERM: the engine's session is stopped too, not left running
+            stop.set()
+            cancel = getattr(session, "cancel", None)
+            if cancel is not None:
+                cancel()
+            raise
         timed_out = thread.is_alive()
         if timed_out:
             stop.set()

@@ -27,6 +27,8 @@ answers as replay: the same compiled SQL (:func:`windowjob.solve_sql`) over the 
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import queue
 import shutil
@@ -282,6 +284,9 @@ class SparkLive:
         self.spark = spark = session(engine.master, live=True)
         self.reporter = Reporter(request.r2s, closed, template_of(algebra))
         self.folder = Path(tempfile.mkdtemp(prefix="rspconf-spark-live-"))
+        # should the process end before the answering thread cleans up (Ctrl-C, SIGTERM), the folder goes then
+        self._remove = functools.partial(shutil.rmtree, self.folder, ignore_errors=True)
+        atexit.register(self._remove)
         self.columns: dict[int, Columns] = {}           # pane -> its rows not yet written
         self.parts: dict[int, list[Path]] = {}          # pane -> its files written
         self.wanted = matchable_predicates(algebra)
@@ -299,7 +304,8 @@ class SparkLive:
             self.job = WindowJob(spark, self.folder, static_frame(spark, request.stream, algebra), algebra)
             self._warm_up((request.r2r, repr(request.window), self.t0), WARM_UP_RUNS)
         except BaseException:  # cancelled while starting (the harness's start timeout), or Spark failed
-            shutil.rmtree(self.folder, ignore_errors=True)
+            self._remove()
+            atexit.unregister(self._remove)
             raise
         self.formatter = threading.Thread(target=self._format, name="rspconf-spark-live-format", daemon=True)
         self.answerer = threading.Thread(target=self._answer, name="rspconf-spark-live-answer", daemon=True)
@@ -470,7 +476,8 @@ class SparkLive:
                 self.stopping = True
                 self.cond.notify()
             self.formatter.join()
-            shutil.rmtree(self.folder, ignore_errors=True)
+            self._remove()
+            atexit.unregister(self._remove)
             if error is None and self.format_error is not None:
                 error = self.format_error
             if error is not None and not isinstance(error, (Cancelled, Unsupported, Failed)):
