@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import itertools
 import os
 import queue
 import shutil
@@ -76,7 +77,7 @@ class Columns:
 
     def __init__(self, wanted: frozenset[str] | None):
         self.wanted = wanted
-        # predicate -> (its text, its subjects' and objects' list appends), or None when the query cannot match it
+        # predicate -> the appends of its subjects' and objects' lists, or None when the query cannot match it
         self.predicates: dict = {}
         self.rows: dict[str, tuple[list, list]] = {}  # predicate text -> (subjects, objects)
 
@@ -121,6 +122,13 @@ class Columns:
                     o_text = n3(o)
                 entry[0](subject_text)
                 entry[1](o_text)
+
+    def add_texts(self, rows) -> None:
+        """Rows already in N-Triples text, (s, p, o, t) (the warm-up's made-up data)."""
+        for s, p, o, _ in rows:
+            subjects, objects = self.rows.setdefault(p, ([], []))
+            subjects.append(s)
+            objects.append(o)
 
     def table(self):
         """The rows as a pyarrow table (s, p, o), one chunk a predicate, in predicate order; then empty."""
@@ -176,13 +184,13 @@ class WindowJob:
             self.frames["static"] = static
         names = view_names(self.frames)
         # which windows hold a stream triple is known here (a window's files have rows or not): no scan
-        self.form, self.text, projected = solve_sql(names, algebra, None, held=False)
-        self.names, self.drawn = tuple(projected), draws(self.text)
+        self.form, text, projected = solve_sql(names, algebra, None, held=False)
+        self.names, self.drawn = tuple(projected), draws(text)
         self.reuse = REUSE_PLAN and not self.drawn
-        self.frame = sql_over(spark, self.frames, names, self.text)
+        frame = sql_over(spark, self.frames, names, text)
         self.index = _file_index(self.frames["shared"])
-        self.plan = self.frame._jdf.queryExecution().executedPlan()
-        self.result_schema = self.frame._jdf.schema()
+        self.plan = frame._jdf.queryExecution().executedPlan()
+        self.result_schema = frame._jdf.schema()
 
     def _read(self):
         frame = self.spark.read.schema(self.schema).parquet(str(self.folder))
@@ -290,7 +298,7 @@ class SparkLive:
         self.columns: dict[int, Columns] = {}           # pane -> its rows not yet written
         self.parts: dict[int, list[Path]] = {}          # pane -> its files written
         self.wanted = matchable_predicates(algebra)
-        self.files = iter(range(1 << 62))
+        self.files = itertools.count()                 # pane files, numbered
         self.cond = threading.Condition()
         self.pending: list[tuple[int, list]] = []       # pushes not yet formatted, in order
         self.now: int | None = None                     # latest time pushed (elements or heartbeats)
@@ -322,10 +330,7 @@ class SparkLive:
             return
         columns = Columns(None)
         rows = warm_up_rows(self.algebra, WARM_UP_SOLUTIONS, self.t0, self.window.range)
-        for s, p, o, _ in rows:
-            columns.rows.setdefault(p, ([], []))
-            columns.rows[p][0].append(s)
-            columns.rows[p][1].append(o)
+        columns.add_texts(rows)
         path = self.folder / "warm-up.parquet"
         write_parquet(columns.table(), path)
         started = time.monotonic()
@@ -397,18 +402,15 @@ class SparkLive:
             end = start + 1
             while end < len(elements) and elements[end].t == t:
                 end += 1
+            if t >= t0 and (self.last is None or t > self.last):  # it starts windows even if none holds it
+                self.last = t
+                bounded_count(window, t0, t)  # a far-out timestamp: refused by name, not looped over
             pane = panes.of(t)
             if pane is not None and pane >= floor:
-                if self.last is None or t > self.last:
-                    self.last = t
-                    bounded_count(window, t0, t)  # a far-out timestamp: refused by name, not looped over
                 columns = self.columns.get(pane)
                 if columns is None:
                     columns = self.columns[pane] = Columns(self.wanted)
                 columns.add(elements[start:end])
-            elif t >= t0 and (self.last is None or t > self.last):
-                self.last = t  # it starts windows even if none holds it
-                bounded_count(window, t0, t)
             start = end
 
     def _closable(self, now: int | None) -> bool:
