@@ -223,23 +223,23 @@ def run_live(adapter, request, speed: float = 1.0, heartbeat: float = 0.1, sampl
         except BaseException as exc:  # noqa: BLE001 - reported below
             box["error"] = exc
 
+    def halt():  # the feed stops, and the engine's session with it
+        stop.set()
+        cancel = getattr(session, "cancel", None)
+        if cancel is not None:
+            cancel()
+
     with still_heap(), sampler:
         thread = threading.Thread(target=body, name="rspconf-live-feeder", daemon=True)
         thread.start()
         try:
             thread.join(timeout)
         except BaseException:  # Ctrl-C or SIGTERM: the engine's session is stopped too, not left running
-            stop.set()
-            cancel = getattr(session, "cancel", None)
-            if cancel is not None:
-                cancel()
+            halt()
             raise
         timed_out = thread.is_alive()
         if timed_out:
-            stop.set()
-            cancel = getattr(session, "cancel", None)
-            if cancel is not None:
-                cancel()
+            halt()
     if "error" in box and not timed_out:
         raise box["error"]
     with lock:

@@ -193,8 +193,8 @@ class SparkEngine:
         return [reporter.report(form, opening, closing, rows.get(k, NONE)) for k, (opening, closing) in enumerate(windows)]
 
     def live(self, request: RunRequest, emit):
-        """A live session (conformance/load/live.py, streaming mode): a batch job per window close over
-        what was pushed, parsed ahead in segments (:mod:`engines.spark.live`)."""
+        """A live session (conformance/load/live.py, streaming mode): a batch job per window close, a copy of
+        one plan over the window's Parquet files (:mod:`engines.spark.live`)."""
         if self.mode != "streaming":
             raise LiveUnsupported("live runs need --engine-option mode=streaming (replay reads a recorded stream)")
         if type(request.window) is not WindowSpec:  # a count-based window, or several windows
