@@ -406,7 +406,7 @@ def test_spark_live_answers_every_window_as_replay_does_from_one_plan(tmp_path, 
     as the replay engine's, and Spark analysed the query's SQL once, at the start."""
     from engines.spark import SparkEngine
     from engines.spark import live as spark_live
-    from oracle.model import Element, WindowSpec
+    from oracle.model import WindowSpec
 
     query = "SELECT ?s ?w WHERE { ?s <http://ex.org/v> ?v . ?v <http://ex.org/w> ?w }"
     ex = "http://ex.org/"
@@ -434,7 +434,6 @@ def test_spark_live_answers_a_property_path_per_window_from_one_plan(tmp_path, m
     """A path's recursive CTE runs its iterations inside each copy of the plan: window w holds a chain of w + 2
     edges, so ``p+`` has (w + 2)(w + 3)/2 pairs in it (worked out by hand: 3, 6, 10, 15), as replay finds."""
     from engines.spark import SparkEngine
-    from oracle.model import Element
 
     query = "SELECT ?a ?b WHERE { ?a <http://ex.org/p>+ ?b }"
     ex = "http://ex.org/"
@@ -524,7 +523,6 @@ def test_spark_live_refuses_count_and_multiple_windows_by_name(tmp_path, monkeyp
 def test_spark_live_plans_a_query_with_fresh_draws_anew_for_each_window(tmp_path, monkeypatch):
     """A copy of a plan would draw the same UUIDs again (its seeds are in the plan): STRUUID() is planned
     anew per window, so two windows of the same content draw different values."""
-    from oracle.model import Element
 
     query = "SELECT ?s (STRUUID() AS ?u) WHERE { ?s <http://ex.org/v> ?v }"
     elements = [Element(t, ((URIRef("http://ex.org/a"), URIRef("http://ex.org/v"), Literal(1)),)) for t in (0, 1000)]
@@ -543,7 +541,6 @@ def test_spark_live_writes_terms_as_rdflib_does_and_a_close_goes_to_its_window(t
     0 and 900."""
     from rdflib.namespace import XSD
 
-    from oracle.model import Element
 
     v = URIRef("http://ex.org/v")
     odd = [Literal("it's"), Literal('a "quote"'), Literal("back\\slash"), Literal("two\nlines"),
@@ -565,7 +562,6 @@ def test_spark_live_refuses_an_iri_n_triples_cannot_write_as_its_error(tmp_path,
     """An IRI with a space, written inline, is caught when its pane is written: the live run's ERROR names
     it (rdflib's n3 refuses it too), no answer made of it."""
     from engines.spark import live as spark_live
-    from oracle.model import Element
 
     session, _, reports = spark_live_session(tmp_path, monkeypatch)
     elements = [Element(0, ((URIRef("http://ex.org/a b"), URIRef("http://ex.org/v"), Literal(1)),)),
@@ -580,7 +576,7 @@ def test_spark_live_deletes_the_files_of_panes_no_open_window_holds(tmp_path, mo
     before its own (sliding by half its range, panes of 500 ms: window k's first pane is pane k).  Pushed
     all at once, the formatting runs ahead of the answers: later panes' files are there too."""
     from engines.spark import live as spark_live
-    from oracle.model import Element, WindowSpec
+    from oracle.model import WindowSpec
 
     seen = []
     real = spark_live.WindowJob.answer
@@ -604,7 +600,6 @@ def test_spark_live_refuses_a_far_out_timestamp_by_name_without_looping_over_win
     """An element at 10^15 ms would start 10^12 windows of 1 s: refused by name (windowjob.bounded_count),
     at once, not a loop over every window or pane."""
     from engines.contract import Unsupported
-    from oracle.model import Element
 
     elements = [Element(0, ((URIRef("http://ex.org/a"), URIRef("http://ex.org/v"), Literal(1)),)),
                 Element(10 ** 15, ((URIRef("http://ex.org/b"), URIRef("http://ex.org/v"), Literal(2)),))]
