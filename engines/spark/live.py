@@ -30,14 +30,17 @@ from __future__ import annotations
 import atexit
 import functools
 import itertools
+import operator
 import os
 import queue
 import shutil
 import tempfile
 import threading
 import time
+from itertools import chain, repeat
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -64,97 +67,145 @@ _WARMED: dict[tuple, int] = {}  # (query, window, t0) -> warm-up runs this proce
 #: every window's job a copy of one plan (:class:`WindowJob`); False: each planned anew, as a query with fresh
 #: draws is (bench/live_designs.py runs both side by side)
 REUSE_PLAN = True
+#: pushed elements that wake the formatting thread before a close is due: the feeder pushes each millisecond's
+#: elements at once, 10,000 pushes a second at ten times the big load, and a wake-up per push was that many
+#: thread switches for the interpreter's lock
+WAKE_ELEMENTS = 2_000
 
 
 class Columns:
     """The triples the query can match, as N-Triples text in columns by predicate, each predicate's rows
-    together (a Parquet row group each).  At YABench's big load this process formats 70,000 triples/s beside
-    the feeder (700,000 at ten times that), so the walk is written for speed (bench/live_lines.py): a
-    predicate's text and whether the query wants it are one lookup; a triple with the subject of the one
-    before reuses its text; an IRI's text and a typed literal's with nothing to escape are made inline, the
-    text :func:`sqlterms.n3` makes (any other term goes through it).  An IRI made inline is checked in
-    :meth:`table`, all at once: one with a character N-Triples does not allow fails there, as n3 would."""
+    together (a Parquet row group each).  At ten times YABench's big load this process takes 700,000 triples
+    a second beside the feeder, so no Python code runs per triple (bench/live_lines.py): :meth:`add` only
+    gathers the elements' triples, and every :data:`CHUNK` of them are sorted by predicate and written as
+    text a column at a time (:func:`_texts`), by C loops (``map``, ``str.join``, ``itemgetter``) and Arrow.
+    The text is :func:`sqlterms.n3`'s, which any term the fast paths do not cover goes through; an IRI with
+    a character N-Triples does not allow fails as n3 fails.  Arrow's large strings: a pane's column may
+    pass 2 GiB."""
 
     def __init__(self, wanted: frozenset[str] | None):
         self.wanted = wanted
-        # predicate -> the appends of its subjects' and objects' lists, or None when the query cannot match it
-        self.predicates: dict = {}
-        self.rows: dict[str, tuple[list, list]] = {}  # predicate text -> (subjects, objects)
-
-    @property
-    def size(self) -> int:
-        return sum(len(subjects) for subjects, _ in self.rows.values())
-
-    def _column(self, p):
-        p_text = n3(p)
-        if self.wanted is not None and p_text not in self.wanted:
-            self.predicates[p] = None
-            return None
-        subjects, objects = self.rows.setdefault(p_text, ([], []))
-        entry = self.predicates[p] = (subjects.append, objects.append)
-        return entry
+        self.pending: list = []                  # triples gathered, not yet written as text
+        self.chunks: dict[str, list] = {}        # predicate text -> [(subjects, objects) Arrow arrays, ...]
+        self.texts: dict = {}                    # predicate term -> its text, or None when the query cannot match it
 
     def add(self, elements) -> None:
-        predicates = self.predicates
-        iri, literal, string = URIRef, Literal, _STRING
-        subject = subject_text = last = last_text = None  # the last subject, the last IRI object
-        for element in elements:
-            for s, p, o in element.triples:
-                entry = predicates.get(p, False)
-                if entry is None:
-                    continue
-                if entry is False:
-                    entry = self._column(p)
-                    if entry is None:
-                        continue
-                if s is not subject:
-                    subject = s
-                    # an element's triples often name as subject the object of the triple before
-                    subject_text = last_text if s is last else f"<{s}>" if type(s) is iri else n3(s)
-                kind = type(o)
-                if kind is iri:
-                    last, o_text = o, f"<{o}>"
-                    last_text = o_text
-                elif (kind is literal and o._language is None and o._datatype is not None and o._datatype != string
-                      and '"' not in o and "\\" not in o and "\n" not in o and "\r" not in o):
-                    o_text = f'"{o}"^^<{o._datatype}>'
-                else:
-                    o_text = n3(o)
-                entry[0](subject_text)
-                entry[1](o_text)
+        self.pending.extend(chain.from_iterable(map(_TRIPLES, elements)))
+        if len(self.pending) >= CHUNK:
+            self._write()
 
     def add_texts(self, rows) -> None:
         """Rows already in N-Triples text, (s, p, o, t) (the warm-up's made-up data)."""
+        by: dict[str, tuple[list, list]] = {}
         for s, p, o, _ in rows:
-            subjects, objects = self.rows.setdefault(p, ([], []))
+            subjects, objects = by.setdefault(p, ([], []))
             subjects.append(s)
             objects.append(o)
+        for p, (subjects, objects) in by.items():
+            self.chunks.setdefault(p, []).append((pa.array(subjects, _TEXT), pa.array(objects, _TEXT)))
+
+    def _write(self) -> None:
+        """The gathered triples, by predicate (the same term object is the same predicate: no hashing of
+        rdflib terms, whose hash is Python code), as text columns."""
+        triples, self.pending = self.pending, []
+        if not triples:
+            return
+        ids = np.fromiter(map(id, map(_P, triples)), dtype=np.int64, count=len(triples))
+        unique, first = np.unique(ids, return_index=True)
+        for pid, i in zip(unique.tolist(), first.tolist()):
+            p = triples[i][1]
+            text = self.texts.get(p, False)
+            if text is False:
+                text = self.texts[p] = n3(p) if self.wanted is None or n3(p) in self.wanted else None
+            if text is None:
+                continue
+            rows = _pick(triples, np.flatnonzero(ids == pid).tolist()) if len(unique) > 1 else triples
+            self.chunks.setdefault(text, []).append(
+                (_texts(tuple(map(_S, rows))), _texts(tuple(map(_O, rows)))))
 
     def table(self):
         """The rows as a pyarrow table (s, p, o), one chunk a predicate, in predicate order; then empty."""
+        self._write()
         subjects, predicates, objects = [], [], []
-        for p_text in sorted(self.rows):
-            s_list, o_list = self.rows[p_text]
-            subjects.append(pa.array(s_list, pa.string()))
-            objects.append(pa.array(o_list, pa.string()))
-            predicates.append(pa.array([p_text] * len(s_list), pa.string()))
-        self.rows, self.predicates = {}, {}
+        for p_text in sorted(self.chunks):
+            parts = self.chunks[p_text]
+            subjects.append(pa.concat_arrays([s for s, _ in parts]))
+            objects.append(pa.concat_arrays([o for _, o in parts]))
+            predicates.append(pa.repeat(pa.scalar(p_text, _TEXT), len(subjects[-1])))
+        self.chunks, self.texts = {}, {}
         if not subjects:
-            return pa.table({n: pa.array([], pa.string()) for n in "spo"})
-        table = pa.table({"s": pa.chunked_array(subjects), "p": pa.chunked_array(predicates),
-                          "o": pa.chunked_array(objects)})
-        for name in "so":
-            bad = pc.match_substring_regex(table[name], _BAD_IRI)
-            if pc.any(bad).as_py():
-                text = table[name].filter(bad)[0].as_py()
-                n3(URIRef(text[1:-1]))  # rdflib's own error
-                raise ValueError(f"an IRI N-Triples cannot write: {text[:200]}")
-        return table
+            return pa.table({n: pa.array([], _TEXT) for n in "spo"})
+        return pa.table({"s": pa.chunked_array(subjects), "p": pa.chunked_array(predicates),
+                         "o": pa.chunked_array(objects)})
 
 
+#: triples gathered before they are written as text: large enough that Arrow's and numpy's fixed costs per
+#: call vanish, small enough that what is left at a window's close takes milliseconds
+CHUNK = 20_000
+_TRIPLES = operator.attrgetter("triples")
+_S, _P, _O = operator.itemgetter(0), operator.itemgetter(1), operator.itemgetter(2)
+_DATATYPE, _LANGUAGE = operator.attrgetter("_datatype"), operator.attrgetter("_language")
 _STRING = XSD.string
-#: an IRI written inline with a character rdflib's n3() refuses to write (:func:`rdflib.term._is_valid_uri`)
-_BAD_IRI = r'^<.*[<>" {}|\\^`].*>$'
+_TEXT = pa.large_string()
+#: the characters rdflib's n3() refuses in an IRI (:func:`rdflib.term._is_valid_uri`)
+_IRI_REFUSES = '<>" {}|\\^`'
+
+
+def _pick(items, indexes: list[int]) -> tuple:
+    return (items[indexes[0]],) if len(indexes) == 1 else operator.itemgetter(*indexes)(items)
+
+
+def _texts(terms: tuple):
+    """The terms' N-Triples text (:func:`sqlterms.n3`'s) as an Arrow array, in order: IRIs and typed
+    literals made by joins, any other term by n3; terms of several kinds (or datatypes) a kind at a time.
+    Terms are told apart by C calls only (their types; their datatypes by ``str.__eq__``): an rdflib term's
+    own hash and equality are Python code, and each literal has its own datatype object."""
+    kinds = list(map(type, terms))
+    if len(set(kinds)) > 1:
+        return _grouped(terms, kinds)
+    plain = "".join(terms)
+    if kinds and kinds[0] is URIRef:
+        if any(c in plain for c in _IRI_REFUSES):  # rdflib's n3 refuses it: its own error
+            n3(next(t for t in terms if any(c in t for c in _IRI_REFUSES)))
+        return _decorated(terms, plain, "<", ">")
+    if (kinds and kinds[0] is Literal and not any(c in plain for c in '"\\\n\r')
+            and not any(map(operator.is_not, map(_LANGUAGE, terms), repeat(None)))):
+        datatypes = list(map(_DATATYPE, terms))
+        first = datatypes[0]
+        if not any(map(operator.is_, datatypes, repeat(None))):
+            if not all(map(str.__eq__, datatypes, repeat(first))):
+                return _grouped(terms, list(map(str, datatypes)))
+            if first != _STRING:
+                return _decorated(terms, plain, '"', f'"^^<{first}>')
+    return pa.array(list(map(n3, terms)), _TEXT)
+
+
+def _decorated(terms: tuple, plain: str, before: str, after: str):
+    """``before + term + after`` for each term as an Arrow array (``plain``: the terms joined): one join, and
+    Arrow's buffers made from it and the terms' lengths (in ASCII, where characters are bytes; else Arrow
+    joins them)."""
+    if not plain.isascii():
+        return pc.binary_join_element_wise(pa.scalar(before, _TEXT), pa.array(terms, _TEXT),
+                                           pa.scalar(after, _TEXT), pa.scalar("", _TEXT))
+    joined = (before + (after + before).join(terms) + after).encode("ascii")
+    offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, terms), dtype=np.int64, count=len(terms)) + len(before) + len(after),
+              out=offsets[1:])
+    return pa.Array.from_buffers(_TEXT, len(terms), [None, pa.py_buffer(offsets), pa.py_buffer(joined)])
+
+
+def _grouped(terms: tuple, keys: list):
+    """:func:`_texts` of each group of terms with one key, put back in the terms' order."""
+    groups: dict = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    parts, order = [], []
+    for indexes in groups.values():
+        parts.append(_texts(_pick(terms, indexes)))
+        order.extend(indexes)
+    inverse = np.empty(len(terms), dtype=np.int64)
+    inverse[order] = np.arange(len(terms))
+    return pa.concat_arrays(parts).take(pa.array(inverse))
 
 
 def write_parquet(table, path: Path) -> None:
@@ -301,6 +352,8 @@ class SparkLive:
         self.files = itertools.count()                 # pane files, numbered
         self.cond = threading.Condition()
         self.pending: list[tuple[int, list]] = []       # pushes not yet formatted, in order
+        self.pending_elements = 0                       # ... and their elements
+        self.due = self.t0 + self.window.range          # the next window's close: a push past it wakes the formatter
         self.now: int | None = None                     # latest time pushed (elements or heartbeats)
         self.last: int | None = None                    # latest element time: windows start by it
         self.ended = self.cancelled = self.stopping = False
@@ -349,9 +402,11 @@ class SparkLive:
         with self.cond:
             if elements:
                 self.pending.append((t, elements))
+                self.pending_elements += len(elements)
             if self.now is None or t > self.now:
                 self.now = t
-            self.cond.notify()
+            if self.pending_elements >= WAKE_ELEMENTS or t >= self.due:
+                self.cond.notify()
 
     def end(self) -> None:
         with self.cond:
@@ -372,13 +427,15 @@ class SparkLive:
         try:
             while True:
                 with self.cond:
-                    while not (self.pending or self.ended or self.stopping or self._closable(self.now)):
+                    while not (self.pending_elements >= WAKE_ELEMENTS or self.ended or self.stopping
+                               or (self.pending and self.now >= self.due) or self._closable(self.now)):
                         self.cond.wait()
                     if self.cancelled:
                         raise Cancelled("the run was cancelled (timeout)")
                     if self.stopping:
                         return
                     pushes, self.pending, now, ended = self.pending, [], self.now, self.ended
+                    self.pending_elements = 0
                 for t, elements in pushes:
                     self._add(elements)
                     self._close_up_to(t)
@@ -399,7 +456,7 @@ class SparkLive:
         start = 0
         while start < len(elements):
             t = elements[start].t
-            end = start + 1
+            end = len(elements) if elements[-1].t == t else start + 1  # the feeder pushes one time at once
             while end < len(elements) and elements[end].t == t:
                 end += 1
             if t >= t0 and (self.last is None or t > self.last):  # it starts windows even if none holds it
@@ -437,10 +494,10 @@ class SparkLive:
         k = self.next
         lo, hi = self.panes.span(k)
         for pane in sorted(p for p in self.columns if lo <= p < hi):
-            columns = self.columns.pop(pane)
-            if columns.size:
+            table = self.columns.pop(pane).table()
+            if table.num_rows:
                 path = self.folder / f"pane-{pane}-{next(self.files)}.parquet"
-                write_parquet(columns.table(), path)
+                write_parquet(table, path)
                 self.parts.setdefault(pane, []).append(path)
         files = [f for p in sorted(self.parts) if lo <= p < hi for f in self.parts[p]]
         floor = self.panes.span(k + 1)[0]  # the next window's first pane
@@ -448,6 +505,7 @@ class SparkLive:
         for pane in [p for p in self.columns if p < floor]:  # rows no open window holds
             del self.columns[pane]
         self.next = k + 1
+        self.due = self.t0 + self.next * self.window.slide + self.window.range
         self.closed.put((k, files, bool(files), done))
 
     # -- the answering thread ------------------------------------------------------------------
