@@ -401,14 +401,16 @@ def pushed(session, elements) -> None:
 
 def test_spark_live_answers_every_window_as_replay_does_from_one_plan(tmp_path, monkeypatch):
     """Every window's job is a copy of one plan (SparkPlan.clone): each reads its own window's files, and
-    a join's exchanges shuffle that window's rows, not the first window's again.  A two-pattern join over
+    a join's coalesced inputs hold that window's rows, not the first window's again.  A three-pattern join over
     windows whose content differs, sliding (panes of 500 ms shared by two windows each): the same answers
-    as the replay engine's, and Spark analysed the query's SQL once, at the start."""
+    as the replay engine's, and Spark analysed the query's SQL once, at the start.  The plan shuffles nothing:
+    its one partition is coalesced into (live.without_exchanges)."""
     from engines.spark import SparkEngine
     from engines.spark import live as spark_live
     from oracle.model import WindowSpec
 
-    query = "SELECT ?s ?w WHERE { ?s <http://ex.org/v> ?v . ?v <http://ex.org/w> ?w }"
+    # the third pattern repeats the first (each s has one v): the same answers, and a join on ?s of a join on ?v
+    query = "SELECT ?s ?w WHERE { ?s <http://ex.org/v> ?v . ?v <http://ex.org/w> ?w . ?s <http://ex.org/v> ?v2 }"
     ex = "http://ex.org/"
     elements = [Element(100 * i, ((URIRef(f"{ex}s{i}"), URIRef(f"{ex}v"), URIRef(f"{ex}x{i % 7}")),
                                   (URIRef(f"{ex}x{i % 7}"), URIRef(f"{ex}w"), Literal(i))))
@@ -418,6 +420,8 @@ def test_spark_live_answers_every_window_as_replay_does_from_one_plan(tmp_path, 
     monkeypatch.setattr(spark_live, "sql_over", lambda *a: compiled.append(1) or real(*a))
     session, request, reports = spark_live_session(tmp_path, monkeypatch, r2r=query, query_text=query,
                                                    stream=Stream(tuple(elements)), window=WindowSpec(1000, 500))
+    plan = session.job.plan.toString()
+    assert "ShuffledHashJoin" in plan and "Exchange" not in plan and "Coalesce 1" in plan
     pushed(session, elements)
     replay = SparkEngine().run(replace(request, stream=Stream(tuple(elements))))
     assert [(r.window, sorted(map(str, r.solutions))) for r in reports] == \

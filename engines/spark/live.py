@@ -240,7 +240,7 @@ class WindowJob:
         self.reuse = REUSE_PLAN and not self.drawn
         frame = sql_over(spark, self.frames, names, text)
         self.index = _file_index(self.frames["shared"])
-        self.plan = frame._jdf.queryExecution().executedPlan()
+        self.plan = without_exchanges(spark._jvm, frame._jdf.queryExecution().executedPlan())
         self.result_schema = frame._jdf.schema()
 
     def _read(self):
@@ -287,6 +287,23 @@ class WindowJob:
         names = view_names(frames)
         _, text, _ = solve_sql(names, self.algebra, None, held=False)
         return [(r[0], r[1]) for r in sql_over(self.spark, frames, names, text).collect()]
+
+
+def without_exchanges(jvm, plan):
+    """``plan`` with each shuffle into one partition replaced by a coalesce into one: the same rows in the same
+    one partition, without writing them to shuffle files and reading them back.  The live session has one
+    shuffle partition, and the joins still asked for their inputs hashed into it: a fifth of a 10,000-station
+    window's JVM CPU (0.40 s against 0.32 s, medians of 40 warm jobs alternated, a ``/tmp`` script)."""
+    children = plan.children()
+    new = [without_exchanges(jvm, children.apply(i)) for i in range(children.size())]
+    if plan.getClass().getSimpleName() == "ShuffleExchangeExec" and plan.outputPartitioning().numPartitions() == 1:
+        return jvm.org.apache.spark.sql.execution.CoalesceExec(1, new[0])
+    if not new:
+        return plan
+    seq = jvm.java.util.ArrayList()
+    for child in new:
+        seq.add(child)
+    return plan.withNewChildren(jvm.org.apache.spark.api.python.PythonUtils.toSeq(seq))
 
 
 def _session_class(jvm):
