@@ -317,6 +317,7 @@ def test_the_spark_engine_runs_live_in_streaming_mode_and_only_there(tmp_path, m
     from engines.spark import live as spark_live
 
     monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 3)  # the made-up data's path, not its 120 runs
+    monkeypatch.setattr(spark_live, "WARM_UP_LARGE", (100,))  # nor its large runs
 
     case = burst_case(tmp_path)
     replay = SparkEngine()
@@ -677,6 +678,7 @@ def test_spark_live_runs_closed_windows(tmp_path, monkeypatch):
     from engines.spark import live as spark_live
 
     monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 3)
+    monkeypatch.setattr(spark_live, "WARM_UP_LARGE", (100,))
 
     case = burst_case(tmp_path)
     engine = SparkEngine(mode="streaming")
@@ -839,6 +841,7 @@ def test_the_spark_live_warm_up_runs_once_per_query_in_a_process(tmp_path, monke
     monkeypatch.setattr(spark_live.WindowJob, "answer",
                         lambda self, files, held: calls.append((len(files), held)) or real(self, files, held))
     monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 3)
+    monkeypatch.setattr(spark_live, "WARM_UP_LARGE", ())
     monkeypatch.setattr(spark_live, "_WARMED", {})
     case = burst_case(tmp_path)
     engine = SparkEngine(mode="streaming")
@@ -852,9 +855,37 @@ def test_the_spark_live_warm_up_runs_once_per_query_in_a_process(tmp_path, monke
         assert calls == [(1, True)] * expected, r.r2r  # nothing pushed: no window to answer
 
 
+@pytest.mark.parametrize("step, sizes", [(60.0, [20, 20, 40, 80, 80, 80]), (0.0, [20, 20])])
+def test_the_spark_live_warm_up_climbs_to_large_data_while_each_run_is_quick(tmp_path, monkeypatch, step, sizes):
+    """After its runs over WARM_UP_SOLUTIONS, the warm-up runs the job over each of the larger sizes once and
+    the largest WARM_UP_LARGE_RUNS times, each only while the run before took under WARM_UP_STEP_SECONDS:
+    with a step no run can be under (0 s), no large run."""
+    pytest.importorskip("pyspark")
+    from engines.spark import SparkEngine
+    from engines.spark import live as spark_live
+
+    seen = []
+    real = spark_live.WindowJob.answer
+
+    def answer(self, files, held):
+        seen.append(int(files[0].stem.rsplit("-", 1)[1]))  # warm-up-<solutions>.parquet
+        return real(self, files, held)
+
+    monkeypatch.setattr(spark_live.WindowJob, "answer", answer)
+    for name, value in (("WARM_UP_RUNS", 2), ("WARM_UP_SOLUTIONS", 20), ("WARM_UP_LARGE", (40, 80)),
+                        ("WARM_UP_LARGE_RUNS", 3), ("WARM_UP_STEP_SECONDS", step), ("_WARMED", {})):
+        monkeypatch.setattr(spark_live, name, value)
+    case = burst_case(tmp_path)
+    engine = SparkEngine(mode="streaming")
+    session = engine.live(request_for(case, engine.info(), case.load_stream()), lambda report: None)
+    assert not list(session.folder.glob("warm-up-*"))  # its files gone once it is done
+    session.end()
+    assert seen == sizes
+
+
 def test_the_spark_live_warm_up_stops_at_its_time_budget_and_does_not_start_again(tmp_path, monkeypatch):
-    """A slow query's warm-up ends at WARM_UP_SECONDS (a budget already spent: no run), and the process
-    counts that query as warmed."""
+    """A slow query's warm-up ends at WARM_UP_SECONDS and WARM_UP_LARGE_SECONDS (budgets already spent: no
+    run), and the process counts that query as warmed."""
     pytest.importorskip("pyspark")
     from engines.spark import SparkEngine
     from engines.spark import live as spark_live
@@ -865,6 +896,7 @@ def test_the_spark_live_warm_up_stops_at_its_time_budget_and_does_not_start_agai
                         lambda self, files, held: calls.append(1) or real(self, files, held))
     monkeypatch.setattr(spark_live, "WARM_UP_RUNS", 50)
     monkeypatch.setattr(spark_live, "WARM_UP_SECONDS", -1.0)
+    monkeypatch.setattr(spark_live, "WARM_UP_LARGE_SECONDS", -1.0)
     monkeypatch.setattr(spark_live, "_WARMED", {})
     case = burst_case(tmp_path)
     engine = SparkEngine(mode="streaming")

@@ -62,7 +62,16 @@ from engines.spark.windowjob import K, answers, bounded_count, matchable_predica
 
 WARM_UP_RUNS = 120  # the window's job over made-up data, per query and window in a process (see _warm_up)
 WARM_UP_SOLUTIONS = 5_000  # of the query's patterns, in that data (250 left the first speed-10 run JIT-bound)
-WARM_UP_SECONDS = 30.0  # or until this long has passed (a join's job is slower)
+WARM_UP_SECONDS = 20.0  # or until this long has passed (a join's job is slower)
+#: then over data as large as a window of YABench's big load (50,000 solutions of the weather filter's four
+#: patterns: 200,000 triples), climbing to it, each size only while the run before took under
+#: WARM_UP_STEP_SECONDS (a query whose cost grows faster than its data stops early), the largest
+#: WARM_UP_LARGE_RUNS times, all within WARM_UP_LARGE_SECONDS.  Without it the first four windows of the
+#: first speed-10 run took 1.5-2 s each, not 0.5 s, and the run never caught up (docs/load.md, stop 71)
+WARM_UP_LARGE = (10_000, 20_000, 50_000)
+WARM_UP_LARGE_RUNS = 6
+WARM_UP_STEP_SECONDS = 1.0
+WARM_UP_LARGE_SECONDS = 15.0
 _WARMED: dict[tuple, int] = {}  # (query, window, t0) -> warm-up runs this process's JVM has done
 #: every window's job a copy of one plan (:class:`WindowJob`); False: each planned anew, as a query with fresh
 #: draws is (bench/live_designs.py runs both side by side)
@@ -393,24 +402,45 @@ class SparkLive:
     def _warm_up(self, key: tuple, runs: int) -> None:
         """Run the window's job ``runs`` times before the stream starts, once per query and window in a
         process, over a file made up from the query's patterns (:func:`warm_up_rows`; the stream itself is
-        not read ahead).  On a fresh JVM the first job takes seconds; then the JIT compiles the job's code
-        paths as they run, with rows (over no rows the joins, filters and aggregation never run) and many
-        times (engines/spark/README.md, "Live").  At most :data:`WARM_UP_SECONDS`, though."""
+        not read ahead), then over larger ones (:data:`WARM_UP_LARGE`).  On a fresh JVM the first job takes
+        seconds; then the JIT compiles the job's code paths as they run, with rows (over no rows the joins,
+        filters and aggregation never run), many times, and over as many rows as a big window's (their
+        Parquet pages, hash tables and memory are others).  At most :data:`WARM_UP_SECONDS` and
+        :data:`WARM_UP_LARGE_SECONDS`, though (engines/spark/README.md, "Live")."""
         if _WARMED.get(key, 0) >= runs:
             return
-        columns = Columns(None)
-        rows = warm_up_rows(self.algebra, WARM_UP_SOLUTIONS, self.t0, self.window.range)
-        columns.add_texts(rows)
-        path = self.folder / "warm-up.parquet"
-        write_parquet(columns.table(), path)
-        started = time.monotonic()
+        path, held = self._warm_up_file(WARM_UP_SOLUTIONS)
+        started, took = time.monotonic(), 0.0
         for k in range(_WARMED.get(key, 0), runs):
             if time.monotonic() - started > WARM_UP_SECONDS:
-                _WARMED[key] = runs  # warm enough: a process warms a query up once
                 break
-            self.job.answer([path], bool(rows))
+            ran = time.monotonic()
+            self.job.answer([path], held)
+            took = time.monotonic() - ran
             _WARMED[key] = k + 1
         path.unlink()
+        started = time.monotonic()
+        for size in WARM_UP_LARGE:
+            if took >= WARM_UP_STEP_SECONDS or time.monotonic() - started > WARM_UP_LARGE_SECONDS:
+                break
+            path, held = self._warm_up_file(size)
+            for _ in range(WARM_UP_LARGE_RUNS if size == WARM_UP_LARGE[-1] else 1):
+                if time.monotonic() - started > WARM_UP_LARGE_SECONDS:
+                    break
+                ran = time.monotonic()
+                self.job.answer([path], held)
+                took = time.monotonic() - ran
+            path.unlink()
+        _WARMED[key] = runs  # warm enough: a process warms a query up once
+
+    def _warm_up_file(self, solutions: int) -> tuple[Path, bool]:
+        """A Parquet file of ``solutions`` made-up solutions of the query's patterns, and whether it has rows."""
+        columns = Columns(None)
+        rows = warm_up_rows(self.algebra, solutions, self.t0, self.window.range)
+        columns.add_texts(rows)
+        path = self.folder / f"warm-up-{solutions}.parquet"
+        write_parquet(columns.table(), path)
+        return path, bool(rows)
 
     # -- the live contract ---------------------------------------------------------------------
     def push(self, t: int, elements: list) -> None:
