@@ -7,15 +7,17 @@ planned anew cost 0.9 s of JVM CPU a window, a third of it the JIT compiling Spa
 again; a copy of a planned job over the window's Parquet file costs 0.4 s.  Structured Streaming was no
 way there (a micro-batch costs 0.3-0.8 s whatever it holds, and its socket source is a test source).
 
-- ``push`` only queues (the feeder must not wait).  A formatting thread writes each pushed triple the
-  query can match (:func:`windowjob.matchable_predicates`) as N-Triples text into columns, by *pane* (the
-  windows' borders cut time into (:class:`Panes`; a tumbling window is one pane), and when a window
-  closes writes its panes' new rows as Parquet files, one row group per predicate, so that a triple
-  pattern's scan reads its own predicate's rows only.  Parquet, not text: no parsing in the JVM.
+- ``push`` only queues (the feeder must not wait).  A formatting thread, woken per :data:`WAKE_ELEMENTS`
+  or when a close is due, writes the pushed triples the query can match
+  (:func:`windowjob.matchable_predicates`) as N-Triples text into columns, a column at a time
+  (:class:`Columns`), by *pane* (the stretches the windows' borders cut time into, :class:`Panes`; a
+  tumbling window is one pane), and when a window closes writes its panes' new rows as Parquet files, one
+  row group per predicate, so that a triple pattern's scan reads its own predicate's rows only.  Parquet,
+  not text: no parsing in the JVM.
 - An answering thread answers the closed windows in order, one job each: the window's pane files are
-  linked into the one folder the plan reads, and a copy of the plan runs (:class:`WindowJob`): its
-  scans list that folder anew, its exchanges shuffle anew.  A query with fresh draws (RAND, UUID, ...) is
-  planned anew per window: a copy would draw the same values again.
+  linked into the one folder the plan reads, and a copy of the plan runs (:class:`WindowJob`): its scans
+  list that folder anew, and it shuffles nothing (:func:`without_exchanges`).  A query with fresh draws
+  (RAND, UUID, ...) is planned anew per window: a copy would draw the same values again.
 - The files of panes no open window holds are deleted once a window is answered: disk and memory follow
   the window, not the run.  At the end of the stream the windows started by then are flushed.
 
@@ -175,7 +177,9 @@ def _texts(terms: tuple):
     plain = "".join(terms)
     if kinds and kinds[0] is URIRef:
         if any(c in plain for c in _IRI_REFUSES):  # rdflib's n3 refuses it: its own error
-            n3(next(t for t in terms if any(c in t for c in _IRI_REFUSES)))
+            bad = next(t for t in terms if any(c in t for c in _IRI_REFUSES))
+            n3(bad)
+            raise ValueError(f"an IRI N-Triples cannot write: <{bad[:200]}>")
         return _decorated(terms, plain, "<", ">")
     if (kinds and kinds[0] is Literal and not any(c in plain for c in '"\\\n\r')
             and not any(map(operator.is_not, map(_LANGUAGE, terms), repeat(None)))):
@@ -228,7 +232,7 @@ def write_parquet(table, path: Path) -> None:
 class WindowJob:
     """The query's job over one folder of Parquet files (s, p, o), planned once: each :meth:`answer` links
     a window's files into the folder and runs a copy of the physical plan (``SparkPlan.clone``: fresh lazy
-    state, so scans list the folder anew and exchanges shuffle anew; Spark's generated code is reused).
+    state, so scans list the folder anew and every operator runs anew; Spark's generated code is reused).
     ``reuse`` False: planned anew each time (a query with fresh draws, whose copies would repeat them)."""
 
     def __init__(self, spark, folder: Path, static, algebra):
