@@ -127,7 +127,8 @@ class Columns:
             p = triples[i][1]
             text = self.texts.get(p, False)
             if text is False:
-                text = self.texts[p] = n3(p) if self.wanted is None or n3(p) in self.wanted else None
+                text = n3(p)
+                text = self.texts[p] = text if self.wanted is None or text in self.wanted else None
             if text is None:
                 continue
             rows = _pick(triples, np.flatnonzero(ids == pid).tolist()) if len(unique) > 1 else triples
@@ -383,7 +384,6 @@ class SparkLive:
         self.cond = threading.Condition()
         self.pending: list[tuple[int, list]] = []       # pushes not yet formatted, in order
         self.pending_elements = 0                       # ... and their elements
-        self.due = self.t0 + self.window.range          # the next window's close: a push past it wakes the formatter
         self.now: int | None = None                     # latest time pushed (elements or heartbeats)
         self.last: int | None = None                    # latest element time: windows start by it
         self.ended = self.cancelled = self.stopping = False
@@ -418,9 +418,7 @@ class SparkLive:
         for k in range(_WARMED.get(key, 0), runs):
             if time.monotonic() - started > WARM_UP_SECONDS:
                 break
-            ran = time.monotonic()
-            self.job.answer([path], held)
-            took = time.monotonic() - ran
+            took = self._timed_answer(path, held)
             _WARMED[key] = k + 1
         path.unlink()
         started = time.monotonic()
@@ -431,11 +429,15 @@ class SparkLive:
             for _ in range(WARM_UP_LARGE_RUNS if size == WARM_UP_LARGE[-1] else 1):
                 if time.monotonic() - started > WARM_UP_LARGE_SECONDS:
                     break
-                ran = time.monotonic()
-                self.job.answer([path], held)
-                took = time.monotonic() - ran
+                took = self._timed_answer(path, held)
             path.unlink()
         _WARMED[key] = runs  # warm enough: a process warms a query up once
+
+    def _timed_answer(self, path: Path, held: bool) -> float:
+        """One warm-up run of the job over ``path``: the seconds it took."""
+        ran = time.monotonic()
+        self.job.answer([path], held)
+        return time.monotonic() - ran
 
     def _warm_up_file(self, solutions: int) -> tuple[Path, bool]:
         """A Parquet file of ``solutions`` made-up solutions of the query's patterns, and whether it has rows."""
@@ -521,11 +523,15 @@ class SparkLive:
                 columns.add(elements[start:end])
             start = end
 
+    @property
+    def due(self) -> int:
+        """The next window's close (a push at or past it wakes the formatting thread)."""
+        return self.t0 + self.next * self.window.slide + self.window.range
+
     def _closable(self, now: int | None) -> bool:
         """Time has passed the next window's close and an element has started it."""
-        opening = self.t0 + self.next * self.window.slide
-        return (self.last is not None and opening <= self.last
-                and now is not None and now >= opening + self.window.range)
+        return (self.last is not None and self.due - self.window.range <= self.last
+                and now is not None and now >= self.due)
 
     def _close_up_to(self, now: int | None) -> None:
         while self._closable(now):
@@ -556,7 +562,6 @@ class SparkLive:
         for pane in [p for p in self.columns if p < floor]:  # rows no open window holds
             del self.columns[pane]
         self.next = k + 1
-        self.due = self.t0 + self.next * self.window.slide + self.window.range
         self.closed.put((k, files, bool(files), done))
 
     # -- the answering thread ------------------------------------------------------------------
