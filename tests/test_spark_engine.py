@@ -488,8 +488,29 @@ def test_the_session_uses_the_parallel_collector_unless_told_otherwise():
 
     if "RSPCONF_SPARK_JAVA_OPTIONS" in os.environ:
         pytest.skip("RSPCONF_SPARK_JAVA_OPTIONS chooses the driver's JVM options here")
-    beans = session()._jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
+    jvm = session()._jvm
+    beans = jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
     assert sorted(b.getName() for b in beans) == ["PS MarkSweep", "PS Scavenge"]
+    # and a young generation of fixed size, a quarter of the heap (session.java_options)
+    hotspot = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(
+        jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
+    flag = {name: int(hotspot.getVMOption(name).getValue()) for name in ("NewSize", "MaxNewSize", "MaxHeapSize")}
+    assert flag["NewSize"] == flag["MaxNewSize"]
+    expected = {"8g": 2 << 30}.get(os.environ.get("RSPCONF_SPARK_DRIVER_MEMORY", "8g"), flag["MaxHeapSize"] // 4)
+    assert abs(flag["NewSize"] - expected) <= 2 << 20  # the JVM aligns sizes to its pages
+
+
+def test_the_driver_young_generation_is_a_quarter_of_the_heap_in_sparks_notation():
+    """Spark's memory strings (a number, a unit k/m/g/t, optionally b; no unit is MiB); one it would refuse
+    gets no -Xmn (Spark's own check then names it).  Sizes worked out by hand."""
+    from engines.spark.session import java_options
+
+    assert java_options("8g") == "-XX:+UseParallelGC -Xmn2048m"
+    assert java_options("2G") == "-XX:+UseParallelGC -Xmn512m"
+    assert java_options("1024") == "-XX:+UseParallelGC -Xmn256m"
+    assert java_options(" 3gb ") == "-XX:+UseParallelGC -Xmn768m"
+    assert java_options("4096k") == "-XX:+UseParallelGC -Xmn1m"
+    assert java_options("lots") == "-XX:+UseParallelGC"
 
 
 def test_the_compiler_tracks_columns_through_union_optional_and_bind():

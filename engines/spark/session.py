@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 
 _LOCK = threading.Lock()
+#: the driver JVM's collector (RSPCONF_SPARK_JAVA_OPTIONS replaces it and :func:`java_options`' young generation)
 JAVA_OPTIONS = "-XX:+UseParallelGC"
+#: the driver's heap, a maximum (RSPCONF_SPARK_DRIVER_MEMORY replaces it)
+DRIVER_MEMORY = "8g"
 _SESSION = None
 _SIBLINGS: dict = {}
 #: a replay of fewer triples than this runs its jobs interpreted (:func:`session`): each new plan's generated
@@ -44,6 +48,22 @@ def session(master: str = "local[2]", serial: bool = False, triples: int | None 
         return _SIBLINGS[serial, small, live]
 
 
+def java_options(memory: str) -> str:
+    """The driver JVM's options for a heap of ``memory`` (Spark's notation, "8g"): :data:`JAVA_OPTIONS` and a
+    young generation of fixed size, a quarter of the heap.  The collector grows a young generation it may
+    size itself into memory the process has never touched, and on this machine each first-touched page
+    costs a fault in the kernel (~14 µs, 200 MB/s a core): the live engine's first run at speed 10 met
+    eden's growth from 1.5 to 2.5 GB after the warm-up, 4 jobs of 1.1–1.6 s instead of 0.4, and its delay
+    never caught up (bench/live_designs.py --java-options; engines/spark/README.md, "Live").  Fixed, the
+    young generation is touched once, by the warm-up, and reused.  Omitted for a size Spark's own check
+    will refuse."""
+    size = re.fullmatch(r"(\d+)([kmgt]?)b?", memory.strip().lower())
+    if size is None:
+        return JAVA_OPTIONS
+    megabytes = int(size[1]) * {"k": 1 / 1024, "": 1, "m": 1, "g": 1024, "t": 1 << 20}[size[2]]
+    return f"{JAVA_OPTIONS} -Xmn{max(1, int(megabytes // 4))}m"
+
+
 def _session(master: str):
     global _SESSION
     with _LOCK:
@@ -52,6 +72,8 @@ def _session(master: str):
             os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
             from pyspark.sql import SparkSession  # deferred: pyspark is optional (the spark extra)
+
+            memory = os.environ.get("RSPCONF_SPARK_DRIVER_MEMORY", DRIVER_MEMORY)
 
             _SESSION = (
                 SparkSession.builder.master(master)
@@ -77,12 +99,14 @@ def _session(master: str):
                 # in local mode the driver is the executor: with 4g the heap held ~2 GB of old data
                 # and collected garbage every ~120 ms (4.6 s of pauses in 10 filter/aggregate runs
                 # at 10^6 triples; 2.2 s with 8g).  A maximum, not an allocation: small cases stay small
-                .config("spark.driver.memory", os.environ.get("RSPCONF_SPARK_DRIVER_MEMORY", "8g"))
+                .config("spark.driver.memory", memory)
                 # the parallel collector, not G1: on 2 cores G1's concurrent threads and barriers took
                 # CPU from the tasks (filter and aggregate at 10^6 triples, fresh JVMs alternated:
                 # ParallelGC's best run the faster in 12 of 16 pairs, bench/README.md).  Set
-                # RSPCONF_SPARK_JAVA_OPTIONS (even to '') to choose other driver JVM options
-                .config("spark.driver.extraJavaOptions", os.environ.get("RSPCONF_SPARK_JAVA_OPTIONS", JAVA_OPTIONS))
+                # RSPCONF_SPARK_JAVA_OPTIONS (even to '') to choose other driver JVM options; the young
+                # generation's fixed size: java_options
+                .config("spark.driver.extraJavaOptions", os.environ.get("RSPCONF_SPARK_JAVA_OPTIONS",
+                                                                        java_options(memory)))
                 .config("spark.sql.execution.arrow.pyspark.enabled", "false")
                 # the memory pages of hash joins, aggregates and sorts: Spark sizes them from the heap
                 # (64 MB here) and each table takes whole pages.  The filter query at 10^6 triples built
