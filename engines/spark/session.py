@@ -52,9 +52,9 @@ def java_options(memory: str) -> str:
     """The driver JVM's options for a heap of ``memory`` (Spark's notation, "8g"): :data:`JAVA_OPTIONS` and a
     young generation of fixed size, a quarter of the heap.  The collector grows a young generation it may
     size itself into memory the process has never touched, and on this machine each first-touched page
-    costs a fault in the kernel (~14 µs, 200 MB/s a core): the live engine's first run at speed 10 met
-    eden's growth from 1.5 to 2.5 GB after the warm-up, 4 jobs of 1.1–1.6 s instead of 0.4, and its delay
-    never caught up (bench/live_designs.py --java-options; engines/spark/README.md, "Live").  Fixed, the
+    costs a fault in the kernel (~14 µs, ~300 MB/s a core): the live engine's first run at speed 10 met
+    eden's growth from 1.5 to 2.5 GB after the warm-up, 4 jobs of 1.1–1.6 s instead of 0.4, and fell 3 s
+    behind (bench/live_designs.py --java-options; engines/spark/README.md, "Live").  Fixed, the
     young generation is touched once, by the warm-up, and reused.  Omitted for a size Spark's own check
     will refuse."""
     size = re.fullmatch(r"(\d+)([kmgt]?)b?", memory.strip().lower())
