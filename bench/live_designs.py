@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from bench.live_lines import QUERY  # noqa: E402
 from bench.spark_replay import WINDOW  # noqa: E402
 from conformance.load.live import Feeder, last_close  # noqa: E402
-from conformance.load.resources import cpu_seconds, tree, usage  # noqa: E402
+from conformance.load.resources import cpu_seconds, stat_fields, tree, usage  # noqa: E402
 from conformance.streams import generate  # noqa: E402
 from engines.contract import RunRequest  # noqa: E402
 from engines.spark import SparkEngine  # noqa: E402
@@ -76,7 +76,7 @@ def jvm_faults() -> int:
             stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
             continue
-        out += int(stat[stat.rindex(")") + 2:].split()[7])  # minflt, after "pid (comm) "
+        out += int(stat_fields(stat)[7])  # minflt
     return out
 
 

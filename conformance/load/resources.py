@@ -46,9 +46,15 @@ def memory(pid: int) -> float:
     return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE / 2 ** 20
 
 
+def stat_fields(stat: str) -> list[str]:
+    """The fields of a ``/proc/<pid>/stat`` or ``/proc/<pid>/task/<tid>/stat`` text after "pid (comm) " (a
+    command's name may hold spaces and parentheses): index 0 is the state, 7 minflt, 11 utime, 12 stime."""
+    return stat[stat.rindex(")") + 2:].split()
+
+
 def cpu_seconds(stat: str) -> float:
     """The CPU seconds (user and system) a ``/proc/<pid>/stat`` or ``/proc/<pid>/task/<tid>/stat`` text states."""
-    fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
+    fields = stat_fields(stat)
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
 
 
